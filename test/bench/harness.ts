@@ -1,0 +1,127 @@
+import { cpus } from "node:os";
+import { PerformanceObserver } from "node:perf_hooks";
+
+/** A peer driven one iteration at a time, so every solver gets the same tolerance and iteration cap. */
+export interface ChainSolver {
+  readonly name: string;
+  /** Back to the rest pose with a new target (not timed). */
+  reset(x: number, y: number, z: number): void;
+  /** One iteration; returns the effector's distance to the target afterwards. */
+  iterate(): number;
+}
+
+/** A solver that runs its own iteration loop (ours). */
+export interface WholeSolver {
+  readonly name: string;
+  reset(x: number, y: number, z: number): void;
+  /** Solves to `tolerance` within `cap` iterations; returns the iterations used and writes the residual. */
+  solve(tolerance: number, cap: number): { iterations: number; residual: number };
+}
+
+export interface Measurement {
+  name: string;
+  /** Median over rounds of the mean time per solve, in microseconds. */
+  usPerSolve: number;
+  meanIterations: number;
+  /** Mean time per iteration (total time / total iterations), in microseconds. */
+  usPerIteration: number;
+  convergedFraction: number;
+  meanResidual: number;
+}
+
+function drive(
+  solver: ChainSolver | WholeSolver,
+  tolerance: number,
+  cap: number,
+): { iterations: number; residual: number } {
+  if ("solve" in solver) return solver.solve(tolerance, cap);
+  let residual = Infinity;
+  let iterations = 0;
+  while (iterations < cap) {
+    iterations++;
+    residual = solver.iterate();
+    if (residual <= tolerance) break;
+  }
+  return { iterations, residual };
+}
+
+/** Solves every target from rest, `rounds` times; only the solving is timed, not the reset. */
+export function measure(
+  solver: ChainSolver | WholeSolver,
+  targets: Float64Array,
+  tolerance: number,
+  cap: number,
+  rounds: number,
+): Measurement {
+  const count = targets.length / 3;
+  const roundTimes: number[] = [];
+  let iterations = 0,
+    converged = 0,
+    residualSum = 0,
+    totalTime = 0,
+    totalIterations = 0;
+  for (let round = 0; round < rounds; round++) {
+    let time = 0;
+    for (let i = 0; i < count; i++) {
+      solver.reset(targets[3 * i], targets[3 * i + 1], targets[3 * i + 2]);
+      const t0 = performance.now();
+      const result = drive(solver, tolerance, cap);
+      time += performance.now() - t0;
+      totalIterations += result.iterations;
+      if (round === 0) {
+        iterations += result.iterations;
+        residualSum += result.residual;
+        if (result.residual <= tolerance) converged++;
+      }
+    }
+    roundTimes.push((1000 * time) / count);
+    totalTime += time;
+  }
+  roundTimes.sort((a, b) => a - b);
+  return {
+    name: solver.name,
+    usPerSolve: roundTimes[Math.floor(rounds / 2)],
+    meanIterations: iterations / count,
+    usPerIteration: (1000 * totalTime) / totalIterations,
+    convergedFraction: converged / count,
+    meanResidual: residualSum / count,
+  };
+}
+
+/**
+ * Heap bytes allocated per call of `fn` in steady state: the heap growth over `count` calls after a full
+ * collection, and the number of collections that ran meanwhile (any collection means something allocated).
+ * Needs node's --expose-gc.
+ */
+export async function allocationPerCall(
+  fn: () => void,
+  count: number,
+): Promise<{ bytesPerCall: number; gcRuns: number }> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined)
+    throw new Error("allocation measurement needs node --expose-gc (see vite.config.ts execArgv)");
+  for (let i = 0; i < 1000; i++) fn(); // warm up: let the JIT settle and lazy state allocate
+  let gcRuns = 0;
+  const observer = new PerformanceObserver((list) => (gcRuns += list.getEntries().length));
+  observer.observe({ entryTypes: ["gc"] });
+  gc();
+  gc();
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  gcRuns = 0;
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < count; i++) fn();
+  const after = process.memoryUsage().heapUsed;
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  observer.disconnect();
+  return { bytesPerCall: Math.max(0, after - before) / count, gcRuns };
+}
+
+export function formatTable(header: string[], rows: (string | number)[][]): string {
+  const lines = [header, header.map(() => "---"), ...rows.map((r) => r.map(String))];
+  return lines.map((cells) => `| ${cells.join(" | ")} |`).join("\n");
+}
+
+export function machineName(): string {
+  const cpu = cpus();
+  return `${cpu[0]?.model.trim() ?? "unknown CPU"}, ${cpu.length} cores, Node ${process.version}`;
+}

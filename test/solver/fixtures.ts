@@ -1,0 +1,125 @@
+import { createRig, type Rig } from "../../plugin/index.js";
+
+/** A straight chain of `bones` bones of length `boneLength` along +Y from the origin. */
+export function straightChain(bones: number, boneLength = 1): Rig {
+  const parents: number[] = [];
+  const positions: number[] = [];
+  for (let i = 0; i <= bones; i++) {
+    parents.push(i - 1);
+    positions.push(0, i * boneLength, 0);
+  }
+  return createRig({ parents, restPositions: positions, names: parents.map((_, i) => `j${i}`) });
+}
+
+/** A chain that zig-zags a little in the XY plane, so it starts bent (the common case for real limbs). */
+export function bentChain(bones: number, boneLength = 1, angle = 0.2): Rig {
+  const parents: number[] = [-1];
+  const positions: number[] = [0, 0, 0];
+  let x = 0,
+    y = 0;
+  for (let i = 1; i <= bones; i++) {
+    const a = i % 2 === 0 ? angle : -angle;
+    x += boneLength * Math.sin(a);
+    y += boneLength * Math.cos(a);
+    parents.push(i - 1);
+    positions.push(x, y, 0);
+  }
+  return createRig({ parents, restPositions: positions });
+}
+
+/**
+ * A Y-shaped body as in the FABRIK paper: a trunk of `trunk` bones up from the root, then two arms of
+ * `arm` bones each, spreading left and right from the top of the trunk (the sub-base).
+ */
+export function yTree(trunk = 4, arm = 3): Rig {
+  const parents: number[] = [];
+  const positions: number[] = [];
+  const names: string[] = [];
+  for (let i = 0; i <= trunk; i++) {
+    parents.push(i - 1);
+    positions.push(0, i, 0);
+    names.push(`trunk${i}`);
+  }
+  const top = trunk;
+  for (const side of [-1, 1]) {
+    let parent = top;
+    for (let i = 1; i <= arm; i++) {
+      parents.push(parent);
+      positions.push(side * i * 0.8, trunk + i * 0.6, 0);
+      names.push(`${side < 0 ? "left" : "right"}${i}`);
+      parent = parents.length - 1;
+    }
+  }
+  return createRig({ parents, restPositions: positions, names });
+}
+
+/**
+ * A hand: forearm root, wrist, a palm joint, then five fingers of three bones each (metacarpal base plus
+ * three phalanges), fanned out in the XY plane. Fingertips are named `thumb3`, `index3`, ...
+ */
+export function hand(): Rig {
+  const parents = [-1, 0, 1];
+  const positions = [0, 0, 0, 0, 2, 0, 0, 2.8, 0];
+  const names = ["forearm", "wrist", "palm"];
+  const fingers = ["thumb", "index", "middle", "ring", "pinky"];
+  fingers.forEach((finger, f) => {
+    const spread = (f - 2) * 0.35;
+    const dx = Math.sin(spread),
+      dy = Math.cos(spread);
+    let parent = 2;
+    for (let s = 1; s <= 3; s++) {
+      parents.push(parent);
+      const r = 0.4 + s * 0.35;
+      positions.push(dx * r, 2.8 + dy * r, 0.05 * s);
+      names.push(`${finger}${s}`);
+      parent = parents.length - 1;
+    }
+  });
+  return createRig({ parents, restPositions: positions, names });
+}
+
+export function distance(p: Float64Array, i: number, q: ArrayLike<number>, j: number): number {
+  return Math.hypot(p[3 * i] - q[3 * j], p[3 * i + 1] - q[3 * j + 1], p[3 * i + 2] - q[3 * j + 2]);
+}
+
+export function boneLengths(rig: Rig, positions: Float64Array): Float64Array {
+  const out = new Float64Array(rig.jointCount);
+  for (let i = 0; i < rig.jointCount; i++) {
+    const p = rig.parents[i];
+    if (p >= 0) out[i] = distance(positions, i, positions, p);
+  }
+  return out;
+}
+
+export function chainReach(rig: Rig, tip: number, bones = Infinity): number {
+  let reach = 0;
+  for (let j = tip, k = 0; rig.parents[j] >= 0 && k < bones; j = rig.parents[j], k++)
+    reach += rig.restLengths[j];
+  return reach;
+}
+
+/** Deterministic PRNG (mulberry32) so generated cases are reproducible. */
+export function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A uniformly random point inside a ball. */
+export function randomInBall(rand: () => number, radius: number, out: Float64Array, offset = 0): void {
+  for (;;) {
+    const x = 2 * rand() - 1,
+      y = 2 * rand() - 1,
+      z = 2 * rand() - 1;
+    if (x * x + y * y + z * z > 1) continue;
+    out[offset] = x * radius;
+    out[offset + 1] = y * radius;
+    out[offset + 2] = z * radius;
+    return;
+  }
+}

@@ -1,0 +1,143 @@
+import { describe, expect, it } from "vitest";
+import { FabrikError, compilePlan, setEffectorWeight } from "../../plugin/index.js";
+import { hand, straightChain, yTree } from "./fixtures.js";
+
+function rejects(make: () => unknown, pattern: RegExp): FabrikError {
+  let error: unknown;
+  try {
+    make();
+  } catch (e) {
+    error = e;
+  }
+  expect(error).toBeInstanceOf(FabrikError);
+  expect((error as Error).message).toMatch(pattern);
+  return error as FabrikError;
+}
+
+describe("compilePlan", () => {
+  it("a single effector moves every bone up to the root by default", () => {
+    const plan = compilePlan(straightChain(4), { effectors: [{ joint: "j4" }] });
+    expect(Array.from(plan.activeJoints)).toEqual([1, 2, 3, 4]);
+    expect(Array.from(plan.bases)).toEqual([0]);
+    expect(Array.from(plan.chainLengths)).toEqual([4]);
+    expect(plan.subBases.length).toBe(0);
+    expect(plan.componentCount).toBe(1);
+    expect(plan.componentIsSimpleChain[0]).toBe(1);
+    expect(plan.chains.map((c) => [c.start, c.end, Array.from(c.joints)])).toEqual([[0, 4, [1, 2, 3, 4]]]);
+  });
+
+  it("a chain length limits how many bones move; larger lengths are clamped at the root", () => {
+    const short = compilePlan(straightChain(6), { effectors: [{ joint: 6, chainLength: 2 }] });
+    expect(Array.from(short.activeJoints)).toEqual([5, 6]);
+    expect(Array.from(short.bases)).toEqual([4]);
+    const long = compilePlan(straightChain(3), { effectors: [{ joint: 3, chainLength: 50 }] });
+    expect(Array.from(long.chainLengths)).toEqual([3]);
+  });
+
+  it("a chain stops at the nearest pinned joint", () => {
+    const plan = compilePlan(straightChain(6), { effectors: [{ joint: 6 }], pinned: ["j3"] });
+    expect(Array.from(plan.activeJoints)).toEqual([4, 5, 6]);
+    expect(Array.from(plan.bases)).toEqual([3]);
+  });
+
+  it("a Y-shaped tree has one sub-base where the arms meet, and three chains", () => {
+    const rig = yTree(4, 3);
+    const plan = compilePlan(rig, { effectors: [{ joint: "left3" }, { joint: "right3" }] });
+    expect(Array.from(plan.subBases)).toEqual([4]);
+    expect(plan.componentCount).toBe(1);
+    expect(plan.componentIsSimpleChain[0]).toBe(0);
+    const chains = plan.chains.map((c) => [c.start, c.end, c.joints.length]);
+    expect(chains).toEqual(
+      expect.arrayContaining([
+        [0, 4, 4],
+        [4, rig.names!.indexOf("left3"), 3],
+        [4, rig.names!.indexOf("right3"), 3],
+      ]),
+    );
+    // Parents come before children in the pass order.
+    const seen = new Set<number>([0]);
+    for (const j of plan.activeJoints) {
+      expect(seen.has(rig.parents[j])).toBe(true);
+      seen.add(j);
+    }
+  });
+
+  it("a hand with five fingertips has the palm as its sub-base", () => {
+    const rig = hand();
+    const tips = ["thumb3", "index3", "middle3", "ring3", "pinky3"];
+    const plan = compilePlan(rig, { effectors: tips.map((joint) => ({ joint })) });
+    expect(Array.from(plan.subBases).map((j) => rig.names![j])).toEqual(["palm"]);
+    expect(plan.chains.length).toBe(6);
+    expect(plan.activeJoints.length).toBe(rig.jointCount - 1);
+  });
+
+  it("chains that do not meet are independent components", () => {
+    const rig = yTree(4, 3);
+    const plan = compilePlan(rig, {
+      effectors: [
+        { joint: "left3", chainLength: 2 },
+        { joint: "right3", chainLength: 3 },
+      ],
+    });
+    expect(plan.componentCount).toBe(2);
+    expect(plan.subBases.length).toBe(0);
+    expect(Array.from(plan.componentIsSimpleChain)).toEqual([1, 1]);
+    expect(Array.from(plan.bases).map((j) => rig.names![j])).toEqual(["trunk4", "left1"]);
+  });
+
+  it("an effector above another effector ends one chain and starts the next", () => {
+    const plan = compilePlan(straightChain(4), { effectors: [{ joint: 4 }, { joint: 2 }] });
+    expect(plan.chains.map((c) => [c.start, c.end])).toEqual([
+      [0, 2],
+      [2, 4],
+    ]);
+    expect(plan.componentIsSimpleChain[0]).toBe(0);
+  });
+
+  it("rejects bad effector sets, naming the effector and joint", () => {
+    const rig = straightChain(4);
+    rejects(() => compilePlan(rig, { effectors: [{ joint: "hand" }] }), /effector 0: no joint named "hand"/);
+    rejects(
+      () => compilePlan(rig, { effectors: [{ joint: 0 }] }),
+      /effector 0 \(joint 0 \("j0"\)\): the joint is a root/,
+    );
+    rejects(
+      () => compilePlan(rig, { effectors: [{ joint: 2 }, { joint: "j2" }] }),
+      /effector 1 .*already effector 0/,
+    );
+    rejects(() => compilePlan(rig, { effectors: [{ joint: 3 }], pinned: [3] }), /effector 0 .*"j3".*pinned/);
+    rejects(
+      () => compilePlan(rig, { effectors: [{ joint: 3, chainLength: 0 }] }),
+      /chainLength must be a whole number >= 1, got 0/,
+    );
+    rejects(() => compilePlan(rig, { effectors: [{ joint: 3, chainLength: 1.5 }] }), /chainLength.*1.5/);
+    rejects(
+      () => compilePlan(rig, { effectors: [{ joint: 3, weight: 0 }] }),
+      /weight must be a finite number > 0, got 0/,
+    );
+    rejects(() => compilePlan(rig, { effectors: [{ joint: 3, weight: NaN }] }), /weight.*NaN/);
+    rejects(
+      () => compilePlan(rig, { effectors: [{ joint: 3 }], pinned: ["nope"] }),
+      /pinned: no joint named "nope"/,
+    );
+    rejects(() => compilePlan(rig, { effectors: null as unknown as [] }), /effectors.*array/);
+  });
+
+  it("rejects a pinned joint that a moving joint would drag along", () => {
+    const rig = yTree(4, 3);
+    const error = rejects(
+      () => compilePlan(rig, { effectors: [{ joint: "left3" }], pinned: ["right2"] }),
+      /pinned: joint \d+ \("right2"\) lies below joint 4 \("trunk4"\), which an effector moves/,
+    );
+    expect(error.joint).toBe(rig.names!.indexOf("right2"));
+  });
+
+  it("setEffectorWeight changes the weight and validates it", () => {
+    const plan = compilePlan(yTree(), { effectors: [{ joint: "left3" }, { joint: "right3" }] });
+    setEffectorWeight(plan, 1, 3);
+    expect(plan.effectorWeights[1]).toBe(3);
+    rejects(() => setEffectorWeight(plan, 1, -1), /effector 1 \(joint \d+ \("right3"\)\): weight/);
+    rejects(() => setEffectorWeight(plan, 5, 1), /no effector 5/);
+    expect(plan.effectorWeights[1]).toBe(3);
+  });
+});
