@@ -11,7 +11,7 @@ import { CreateSphere } from "@babylonjs/core/Meshes/Builders/sphereBuilder.js";
 import type { LinesMesh } from "@babylonjs/core/Meshes/linesMesh.js";
 import type { Mesh } from "@babylonjs/core/Meshes/mesh.js";
 import { Scene } from "@babylonjs/core/scene.js";
-import { compilePlan, solvePlan, type Rig, type SolvePlan } from "../plugin/index.js";
+import { compilePlan, createPose, solvePlan, type Pose, type Rig, type SolvePlan } from "../plugin/index.js";
 import { hand, tentacle } from "./rigs.js";
 
 // The engine-free solver driven directly: each rig is drawn as lines and joint spheres, and each effector
@@ -33,7 +33,7 @@ interface Demo {
   label: string;
   rig: Rig;
   plan: SolvePlan;
-  positions: Float64Array;
+  pose: Pose;
   targets: Float64Array;
   handles: Mesh[];
   lines: LinesMesh;
@@ -73,7 +73,7 @@ function makeDemo(
   start: [number, number, number],
 ): Demo {
   const plan = compilePlan(rig, { effectors: effectorNames.map((joint) => ({ joint })) });
-  const positions = rig.restPositions.slice();
+  const pose = createPose(rig);
   const targets = new Float64Array(3 * plan.effectorCount);
   const jointMaterial = material(`${label}-joint`, color);
   const handleMaterial = material(`${label}-target`, new Color3(0.95, 0.95, 0.3));
@@ -102,11 +102,12 @@ function makeDemo(
   }
   const lines = CreateLineSystem(`${label}-bones`, { lines: points, updatable: true }, scene);
   lines.color = color;
-  return { label, rig, plan, positions, targets, handles, lines, joints, points };
+  return { label, rig, plan, pose, targets, handles, lines, joints, points };
 }
 
 function update(demo: Demo): string {
-  const { rig, plan, positions, targets, handles } = demo;
+  const { rig, plan, pose, targets, handles } = demo;
+  const positions = pose.positions;
   handles.forEach((handle, e) => {
     targets[3 * e] = handle.position.x;
     targets[3 * e + 1] = handle.position.y;
@@ -114,7 +115,7 @@ function update(demo: Demo): string {
   });
   // Solving from last frame's pose keeps motion continuous, as a game would.
   const t0 = performance.now();
-  const report = solvePlan(plan, positions, targets, { tolerance: 1e-3, maxIterations: 30 });
+  const report = solvePlan(plan, pose, targets, { tolerance: 1e-3, maxIterations: 30 });
   const micros = (performance.now() - t0) * 1000;
 
   let line = 0;

@@ -1,11 +1,65 @@
+import {
+  backwardPassChain as backwardPassChainBinding,
+  forwardPassChain as forwardPassChainBinding,
+  orientChainFromPositions as orientChainFromPositionsBinding,
+  straightenIfOutOfReach as straightenIfOutOfReachBinding,
+} from "./chainPasses.js";
 import { FabrikError, describeJoint } from "./errors.js";
+import { LIMIT_ROTATION as LIMIT_ROTATIONBinding, LIMIT_STRETCH as LIMIT_STRETCHBinding } from "./limits.js";
+import {
+  escapeLock as escapeLockBinding,
+  restorePose as restorePoseBinding,
+  savePose as savePoseBinding,
+} from "./lockEscape.js";
+import {
+  backwardPassOriented as backwardPassOrientedBinding,
+  forwardPassOriented as forwardPassOrientedBinding,
+} from "./orientedPasses.js";
 import type { SolvePlan, SolveReport } from "./plan.js";
+import {
+  applyPoles as applyPolesBinding,
+  bendCollinearChains as bendCollinearChainsBinding,
+} from "./poles.js";
+import type { Pose } from "./pose.js";
+import {
+  quatConjugateMultiply as quatConjugateMultiplyBinding,
+  quatMultiply as quatMultiplyBinding,
+  quatRotate as quatRotateBinding,
+  quatRotateInverse as quatRotateInverseBinding,
+} from "./quaternion.js";
+
+// Module-local references to imported bindings: hot loops use these, because test transforms turn every
+// read of an import into a getter call, which dominated profiles.
+const backwardPassChain = backwardPassChainBinding;
+const forwardPassChain = forwardPassChainBinding;
+const orientChainFromPositions = orientChainFromPositionsBinding;
+const straightenIfOutOfReach = straightenIfOutOfReachBinding;
+const LIMIT_ROTATION = LIMIT_ROTATIONBinding;
+const LIMIT_STRETCH = LIMIT_STRETCHBinding;
+const escapeLock = escapeLockBinding;
+const restorePose = restorePoseBinding;
+const savePose = savePoseBinding;
+const backwardPassOriented = backwardPassOrientedBinding;
+const forwardPassOriented = forwardPassOrientedBinding;
+const applyPoles = applyPolesBinding;
+const bendCollinearChains = bendCollinearChainsBinding;
+const quatConjugateMultiply = quatConjugateMultiplyBinding;
+const quatMultiply = quatMultiplyBinding;
+const quatRotate = quatRotateBinding;
+const quatRotateInverse = quatRotateInverseBinding;
+
+// Local copies: a constant imported from another module is read through a getter under test transforms.
+const MAX_RESIDUAL_SLOT = 1;
+const RESIDUAL_SUM_SLOT = 2;
+const TOLERANCE_SLOT = 0;
 
 export interface SolveSettings {
   /** An effector within this distance of its target counts as reached (model units). Default 1e-3. */
   tolerance?: number;
   /** Iteration cap per solve (one forward plus one backward pass each). Default 20. */
   maxIterations?: number;
+  /** Pole points, x y z per effector (only read for effectors compiled with `pole: true`). */
+  poles?: Float64Array;
 }
 
 export const DEFAULT_TOLERANCE = 1e-3;
@@ -16,72 +70,88 @@ export const DEFAULT_MAX_ITERATIONS = 20;
  * at that rate reaching the tolerance would take more than a thousand further iterations.
  */
 const STALL_FRACTION = 1e-3;
-
-/** Points closer than this (relative to the chain's size) are treated as coincident or collinear. */
-const DEGENERATE_EPSILON = 1e-9;
-
-/**
- * How far a fully collinear chain is bent before iterating, as a fraction of its length. FABRIK moves joints
- * only along the lines between them, so a straight chain whose target lies on its own line never leaves
- * that line; the paper's remedy is a small perturbation off it.
- */
-const COLLINEAR_BEND = 0.05;
+/** Lock escapes allowed per component and solve. */
+const MAX_ESCAPES = 24;
 
 const EMPTY_SETTINGS: SolveSettings = {};
-const TOLERANCE_SLOT = 0;
-const MAX_RESIDUAL_SLOT = 1;
-const RESIDUAL_SUM_SLOT = 2;
+const NO_POLES = new Float64Array(0);
 
 /**
- * Multi-end-effector FABRIK (Aristidou & Lasenby 2011). Moves the plan's active joints in `positions`
- * (model space, `x y z` per rig joint) so each effector approaches its target (`x y z` per effector, in
- * effector order). Bone lengths are those of the input pose; bases, pinned joints and every inactive
- * joint keep their input position. Allocates nothing; returns `plan.report`, refilled each solve.
+ * Multi-end-effector FABRIK (Aristidou & Lasenby 2011) with joint limits inside both passes. Moves the
+ * plan's active joints in `pose` (model space) so each effector approaches its target (`x y z` per effector,
+ * in effector order), and turns the joints that carry them; joints hanging below follow rigidly. Bone
+ * lengths are those of the input pose; bases and pinned joints keep their positions. Allocates nothing;
+ * returns `plan.report`, refilled by each solve.
  */
 export function solvePlan(
   plan: SolvePlan,
-  positions: Float64Array,
+  pose: Pose,
   targets: Float64Array,
   settings: SolveSettings = EMPTY_SETTINGS,
 ): SolveReport {
-  validateSolveInput(plan, positions, targets, settings);
-  const tolerance = settings.tolerance ?? DEFAULT_TOLERANCE;
+  validateSolveInput(plan, pose, targets, settings);
+  const { positions, orientations } = pose;
   const maxIterations = settings.maxIterations ?? DEFAULT_MAX_ITERATIONS;
   // Doubles passed as arguments to calls V8 does not inline get boxed, which allocates; the tolerance
   // therefore travels to the helpers through the plan's scratch instead.
-  plan.scratch.numbers[TOLERANCE_SLOT] = tolerance;
+  plan.scratch.numbers[TOLERANCE_SLOT] = settings.tolerance ?? DEFAULT_TOLERANCE;
+  const poles = settings.poles ?? NO_POLES;
 
-  measureBones(plan, positions);
+  const oriented = plan.scratch.componentOriented;
+  for (let c = 0; c < plan.componentCount; c++) oriented[c] = needsOrientedPasses(plan, c) ? 1 : 0;
+  measurePose(plan, positions, orientations);
   const report = plan.report;
+  const moved = plan.scratch.componentMoved;
+  report.escapes = 0;
   let iterations = 0;
   for (let c = 0; c < plan.componentCount; c++) {
-    const used = solveComponent(plan, c, positions, targets, maxIterations);
+    moved[c] = 0;
+    const upstream = plan.componentParent[c];
+    if (upstream >= 0 && moved[upstream]) {
+      followBase(plan, c, positions, orientations);
+      moved[c] = 1;
+    }
+    const used = solveComponent(plan, c, positions, orientations, targets, maxIterations, poles);
     if (used > iterations) iterations = used;
+    if (used > 0) moved[c] = 1;
+    if (moved[c]) carryPassives(plan, c, positions, orientations);
   }
 
   measureResiduals(plan, 0, plan.effectorCount, positions, targets);
   const maxResidual = plan.scratch.numbers[MAX_RESIDUAL_SLOT];
   report.iterations = iterations;
   report.maxResidual = maxResidual;
-  report.converged = maxResidual <= tolerance;
+  report.converged = maxResidual <= plan.scratch.numbers[TOLERANCE_SLOT];
   return report;
 }
 
-/** Checks everything a solve reads before it writes anything, so a bad call leaves `positions` untouched. */
+/** Checks everything a solve reads before it writes anything, so a bad call leaves the pose untouched. */
 export function validateSolveInput(
   plan: SolvePlan,
-  positions: Float64Array,
+  pose: Pose,
   targets: Float64Array,
   settings: SolveSettings = EMPTY_SETTINGS,
 ): void {
+  const n = plan.rig.jointCount;
+  const names = plan.rig.names;
   const tolerance = settings.tolerance ?? DEFAULT_TOLERANCE;
   const maxIterations = settings.maxIterations ?? DEFAULT_MAX_ITERATIONS;
-  const names = plan.rig.names;
-  if (!(positions instanceof Float64Array) || positions.length !== 3 * plan.rig.jointCount) {
+  if (pose == null || typeof pose !== "object") {
+    throw new FabrikError("solve: pose must be { positions, orientations }", undefined, "pose");
+  }
+  const { positions, orientations } = pose;
+  if (!(positions instanceof Float64Array) || positions.length !== 3 * n) {
     throw new FabrikError(
-      `solve: positions must be a Float64Array of 3 numbers per joint (${3 * plan.rig.jointCount})`,
+      `solve: positions must be a Float64Array of 3 numbers per joint (${3 * n})`,
       undefined,
       "positions",
+    );
+  }
+  if (!(orientations instanceof Float64Array) || orientations.length !== 4 * n) {
+    throw new FabrikError(
+      `solve: orientations must be a Float64Array of 4 numbers per joint (${4 * n})`,
+      undefined,
+      "orientations",
     );
   }
   if (!(targets instanceof Float64Array) || targets.length < 3 * plan.effectorCount) {
@@ -106,11 +176,7 @@ export function validateSolveInput(
     );
   }
   for (let e = 0; e < plan.effectorCount; e++) {
-    if (
-      !Number.isFinite(targets[3 * e]) ||
-      !Number.isFinite(targets[3 * e + 1]) ||
-      !Number.isFinite(targets[3 * e + 2])
-    ) {
+    if (!finite3(targets, 3 * e)) {
       const j = plan.effectorJoints[e];
       throw new FabrikError(
         `solve: target of effector ${e} (${describeJoint(j, names)}) is not finite ` +
@@ -119,59 +185,127 @@ export function validateSolveInput(
         "targets",
       );
     }
+    if (plan.effectorHasPole[e]) {
+      const poles = settings.poles;
+      if (
+        !(poles instanceof Float64Array) ||
+        poles.length < 3 * plan.effectorCount ||
+        !finite3(poles, 3 * e)
+      ) {
+        const j = plan.effectorJoints[e];
+        throw new FabrikError(
+          `solve: effector ${e} (${describeJoint(j, names)}) has a pole, so settings.poles must hold a finite ` +
+            "x y z for it (3 numbers per effector)",
+          j,
+          "poles",
+        );
+      }
+    }
   }
-  const active = plan.activeJoints;
   const parents = plan.rig.parents;
-  for (let k = 0; k < active.length; k++) {
-    const j = active[k];
-    checkFinitePosition(positions, j, names);
-    checkFinitePosition(positions, parents[j], names);
+  for (let c = 0; c < plan.componentCount; c++) {
+    const b = plan.componentBase[c];
+    checkJoint(plan, pose, b);
+    if (parents[b] >= 0) checkJoint(plan, pose, parents[b]);
+    for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++)
+      checkJoint(plan, pose, plan.activeJoints[k]);
+    for (let k = plan.passiveStart[c]; k < plan.passiveStart[c + 1]; k++)
+      checkJoint(plan, pose, plan.passiveJoints[k]);
   }
 }
 
-function checkFinitePosition(positions: Float64Array, j: number, names: readonly string[] | undefined): void {
-  const x = positions[3 * j],
-    y = positions[3 * j + 1],
-    z = positions[3 * j + 2];
-  if (!Number.isFinite(x) || !Number.isFinite(y) || !Number.isFinite(z)) {
+function checkJoint(plan: SolvePlan, pose: Pose, j: number): void {
+  const { positions, orientations } = pose;
+  if (!finite3(positions, 3 * j)) {
     throw new FabrikError(
-      `solve: position of ${describeJoint(j, names)} is not finite (${x}, ${y}, ${z})`,
+      `solve: position of ${describeJoint(j, plan.rig.names)} is not finite ` +
+        `(${positions[3 * j]}, ${positions[3 * j + 1]}, ${positions[3 * j + 2]})`,
       j,
       "positions",
     );
   }
+  const x = orientations[4 * j],
+    y = orientations[4 * j + 1],
+    z = orientations[4 * j + 2],
+    w = orientations[4 * j + 3];
+  const len = x * x + y * y + z * z + w * w;
+  if (!(len > 0.998 && len < 1.002)) {
+    throw new FabrikError(
+      `solve: orientation of ${describeJoint(j, plan.rig.names)} is not a unit quaternion (${x}, ${y}, ${z}, ${w})`,
+      j,
+      "orientations",
+    );
+  }
 }
 
-/** Bone lengths and directions of the input pose: lengths are what every pass preserves. */
-function measureBones(plan: SolvePlan, positions: Float64Array): void {
-  const { activeJoints } = plan;
-  const { parents, restPositions } = plan.rig;
-  const { boneLength, inputDirection } = plan.scratch;
-  for (let k = 0; k < activeJoints.length; k++) {
-    const j = activeJoints[k];
-    const p = parents[j];
-    let dx = positions[3 * j] - positions[3 * p];
-    let dy = positions[3 * j + 1] - positions[3 * p + 1];
-    let dz = positions[3 * j + 2] - positions[3 * p + 2];
-    let len = Math.sqrt(dx * dx + dy * dy + dz * dz);
-    boneLength[j] = len;
-    if (len <= 0) {
-      // A zero-length bone has no direction of its own; borrow the rest pose's, or "up" as a last resort.
-      dx = restPositions[3 * j] - restPositions[3 * p];
-      dy = restPositions[3 * j + 1] - restPositions[3 * p + 1];
-      dz = restPositions[3 * j + 2] - restPositions[3 * p + 2];
-      len = Math.sqrt(dx * dx + dy * dy + dz * dz);
-      if (len <= 0) {
-        dx = 0;
-        dy = 1;
-        dz = 0;
-        len = 1;
-      }
+function finite3(a: Float64Array, o: number): boolean {
+  return Number.isFinite(a[o]) && Number.isFinite(a[o + 1]) && Number.isFinite(a[o + 2]);
+}
+
+/**
+ * What every pass preserves, read from the input pose: each joint's bone length, its offset direction in
+ * its parent's frame, and its local rotation.
+ */
+function measurePose(plan: SolvePlan, positions: Float64Array, orientations: Float64Array): void {
+  const parents = plan.rig.parents;
+  const { inputLocal, componentOriented } = plan.scratch;
+  for (let c = 0; c < plan.componentCount; c++) {
+    const b = plan.componentBase[c];
+    const p = parents[b];
+    if (p >= 0) quatConjugateMultiply(inputLocal, 4 * b, orientations, 4 * p, orientations, 4 * b);
+    else for (let i = 0; i < 4; i++) inputLocal[4 * b + i] = orientations[4 * b + i];
+    // The fast path needs only lengths and directions for the joints it solves (see orientChainFromPositions).
+    const full = componentOriented[c] === 1 || plan.componentParent[c] >= 0;
+    for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++) {
+      measureJoint(plan, plan.activeJoints[k], positions, orientations, full);
     }
-    inputDirection[3 * j] = dx / len;
-    inputDirection[3 * j + 1] = dy / len;
-    inputDirection[3 * j + 2] = dz / len;
+    for (let k = plan.passiveStart[c]; k < plan.passiveStart[c + 1]; k++) {
+      measureJoint(plan, plan.passiveJoints[k], positions, orientations, true);
+    }
   }
+}
+
+function measureJoint(
+  plan: SolvePlan,
+  j: number,
+  positions: Float64Array,
+  orientations: Float64Array,
+  full: boolean,
+): void {
+  const p = plan.rig.parents[j];
+  const { restPositions, restOrientations } = plan.rig;
+  const { boneLength, inputDirection, localOffset, inputLocal } = plan.scratch;
+  const j3 = 3 * j,
+    p3 = 3 * p;
+  const dx = positions[j3] - positions[p3],
+    dy = positions[j3 + 1] - positions[p3 + 1],
+    dz = positions[j3 + 2] - positions[p3 + 2];
+  const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
+  boneLength[j] = len;
+  if (len > 0) {
+    inputDirection[j3] = dx / len;
+    inputDirection[j3 + 1] = dy / len;
+    inputDirection[j3 + 2] = dz / len;
+    if (full) quatRotateInverse(localOffset, j3, orientations, 4 * p, inputDirection, j3);
+  } else {
+    // A zero-length bone has no direction of its own: borrow the rest pose's, or the parent's +Y.
+    const rx = restPositions[j3] - restPositions[p3],
+      ry = restPositions[j3 + 1] - restPositions[p3 + 1],
+      rz = restPositions[j3 + 2] - restPositions[p3 + 2];
+    const rl = Math.sqrt(rx * rx + ry * ry + rz * rz);
+    if (rl > 0) {
+      inputDirection[j3] = rx / rl;
+      inputDirection[j3 + 1] = ry / rl;
+      inputDirection[j3 + 2] = rz / rl;
+      quatRotateInverse(localOffset, j3, restOrientations, 4 * p, inputDirection, j3);
+    } else {
+      localOffset[j3] = 0;
+      localOffset[j3 + 1] = 1;
+      localOffset[j3 + 2] = 0;
+    }
+    quatRotate(inputDirection, j3, orientations, 4 * p, localOffset, j3);
+  }
+  if (full) quatConjugateMultiply(inputLocal, 4 * j, orientations, 4 * p, orientations, 4 * j);
 }
 
 /**
@@ -206,13 +340,31 @@ function measureResiduals(
   numbers[RESIDUAL_SUM_SLOT] = sum;
 }
 
+/**
+ * The oriented passes are needed where a joint is limited or where branches meet (their frames are rigid);
+ * a plain unbranched chain without limits takes the positions-only fast path.
+ */
+function needsOrientedPasses(plan: SolvePlan, c: number): boolean {
+  if (!plan.componentIsPath[c]) return true;
+  const flags = plan.limits.flags;
+  for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++) {
+    if (flags[plan.rotatingJoints[ri]] & LIMIT_ROTATION) return true;
+  }
+  for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++) {
+    if (flags[plan.activeJoints[k]] & LIMIT_STRETCH) return true;
+  }
+  return false;
+}
+
 /** Returns the iterations used by one independent component. */
 function solveComponent(
   plan: SolvePlan,
   c: number,
   positions: Float64Array,
+  orientations: Float64Array,
   targets: Float64Array,
   maxIterations: number,
+  poles: Float64Array,
 ): number {
   const numbers = plan.scratch.numbers;
   const tolerance = numbers[TOLERANCE_SLOT];
@@ -220,345 +372,100 @@ function solveComponent(
     lastEffector = plan.componentEffectorStart[c + 1];
   measureResiduals(plan, firstEffector, lastEffector, positions, targets);
   if (numbers[MAX_RESIDUAL_SLOT] <= tolerance) return 0;
-  const simpleChain = plan.componentIsSimpleChain[c] === 1;
-  if (simpleChain && straightenIfOutOfReach(plan, c, positions, targets)) return 1;
+
+  const oriented = plan.scratch.componentOriented[c] === 1;
+  if (!oriented && straightenIfOutOfReach(plan, c, positions, targets)) {
+    orientChainFromPositions(plan, c, positions, orientations);
+    return 1;
+  }
+  let hasPole = false;
+  for (let k = firstEffector; k < lastEffector; k++)
+    if (plan.effectorHasPole[plan.componentEffectors[k]]) hasPole = true;
   bendCollinearChains(plan, c, positions, targets);
+  for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++)
+    plan.report.onLimit[plan.rotatingJoints[ri]] = 0;
 
   const stall = STALL_FRACTION * tolerance;
   let previous = Infinity;
+  let best = Infinity;
+  let escapes = 0;
   let iteration = 0;
   while (iteration < maxIterations) {
     iteration++;
-    if (simpleChain) {
+    if (hasPole) applyPoles(plan, c, positions, targets, poles);
+    if (oriented) {
+      forwardPassOriented(plan, c, positions, orientations, targets);
+      backwardPassOriented(plan, c, positions, orientations);
+    } else {
       forwardPassChain(plan, c, positions, targets);
       backwardPassChain(plan, c, positions);
-    } else {
-      forwardPass(plan, c, positions, targets);
-      backwardPass(plan, c, positions);
     }
     measureResiduals(plan, firstEffector, lastEffector, positions, targets);
     const sum = numbers[RESIDUAL_SUM_SLOT];
-    if (numbers[MAX_RESIDUAL_SLOT] <= tolerance || previous - sum <= stall) break;
-    previous = sum;
+    if (numbers[MAX_RESIDUAL_SLOT] <= tolerance) break;
+    if (previous - sum > stall) {
+      previous = sum;
+      continue;
+    }
+    // Stalled. Under limits that may be a lock rather than the best reachable pose: escape and go on, as
+    // long as each escape ends better than the best pose so far; otherwise keep that best pose.
+    if (!oriented || !anyOnLimit(plan, c) || escapes >= MAX_ESCAPES || iteration >= maxIterations) break;
+    if (sum < best - stall) {
+      best = sum;
+      savePose(plan, c, positions, orientations);
+    } else {
+      restorePose(plan, c, positions, orientations);
+      break;
+    }
+    escapeLock(plan, c, positions, orientations, targets);
+    escapes++;
+    previous = Infinity;
   }
+  if (best < Infinity) {
+    measureResiduals(plan, firstEffector, lastEffector, positions, targets);
+    if (numbers[RESIDUAL_SUM_SLOT] > best) restorePose(plan, c, positions, orientations);
+  }
+  plan.report.escapes += escapes;
+  if (!oriented) orientChainFromPositions(plan, c, positions, orientations);
   return iteration;
 }
 
-/**
- * The forward pass specialised for one unbranched chain whose tip is the effector: no centroids, and the
- * joint just placed stays in registers for the next.
- */
-function forwardPassChain(plan: SolvePlan, c: number, positions: Float64Array, targets: Float64Array): void {
-  const { activeJoints } = plan;
-  const { boneLength, inputDirection } = plan.scratch;
-  const start = plan.componentStart[c];
-  let k = plan.componentStart[c + 1] - 1;
-  const e3 = 3 * plan.componentEffectors[plan.componentEffectorStart[c]];
-  let j = activeJoints[k];
-  let x = targets[e3],
-    y = targets[e3 + 1],
-    z = targets[e3 + 2];
-  positions[3 * j] = x;
-  positions[3 * j + 1] = y;
-  positions[3 * j + 2] = z;
-  for (k--; k >= start; k--) {
-    const p = activeJoints[k];
-    const p3 = 3 * p;
-    const dx = positions[p3] - x,
-      dy = positions[p3 + 1] - y,
-      dz = positions[p3 + 2] - z;
-    const d = Math.sqrt(dx * dx + dy * dy + dz * dz);
-    const len = boneLength[j];
-    if (d > DEGENERATE_EPSILON * (len + d)) {
-      const s = len / d;
-      x += dx * s;
-      y += dy * s;
-      z += dz * s;
-    } else {
-      x -= len * inputDirection[3 * j];
-      y -= len * inputDirection[3 * j + 1];
-      z -= len * inputDirection[3 * j + 2];
-    }
-    positions[p3] = x;
-    positions[p3 + 1] = y;
-    positions[p3 + 2] = z;
-    j = p;
-  }
+function anyOnLimit(plan: SolvePlan, c: number): boolean {
+  const onLimit = plan.report.onLimit;
+  for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++)
+    if (onLimit[plan.rotatingJoints[ri]]) return true;
+  return false;
 }
 
-/** The backward pass specialised for one unbranched chain, from its fixed base to its tip. */
-function backwardPassChain(plan: SolvePlan, c: number, positions: Float64Array): void {
-  const { activeJoints } = plan;
-  const { boneLength, inputDirection } = plan.scratch;
-  const b3 = 3 * plan.componentBase[c];
-  let x = positions[b3],
-    y = positions[b3 + 1],
-    z = positions[b3 + 2];
-  const end = plan.componentStart[c + 1];
-  for (let k = plan.componentStart[c]; k < end; k++) {
-    const j = activeJoints[k];
-    const j3 = 3 * j;
-    const dx = positions[j3] - x,
-      dy = positions[j3 + 1] - y,
-      dz = positions[j3 + 2] - z;
-    const d = Math.sqrt(dx * dx + dy * dy + dz * dz);
-    const len = boneLength[j];
-    if (d > DEGENERATE_EPSILON * (len + d)) {
-      const s = len / d;
-      x += dx * s;
-      y += dy * s;
-      z += dz * s;
-    } else {
-      x += len * inputDirection[j3];
-      y += len * inputDirection[j3 + 1];
-      z += len * inputDirection[j3 + 2];
-    }
-    positions[j3] = x;
-    positions[j3 + 1] = y;
-    positions[j3 + 2] = z;
-  }
+/** Re-places a component whose base an earlier component carried away: rigidly, from its input locals. */
+function followBase(plan: SolvePlan, c: number, positions: Float64Array, orientations: Float64Array): void {
+  const b = plan.componentBase[c];
+  const p = plan.rig.parents[b];
+  quatMultiply(orientations, 4 * b, orientations, 4 * p, plan.scratch.inputLocal, 4 * b);
+  for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++)
+    placeRigidly(plan, plan.activeJoints[k], positions, orientations);
 }
 
-/**
- * Forward reaching, children first. Each joint takes the weighted centroid of what its active children
- * propose (each child puts it back at bone length along the line toward its current position) and, for an
- * effector, its target. For a plain chain that is the classic pass; at a sub-base it is the centroid rule.
- */
-function forwardPass(plan: SolvePlan, c: number, positions: Float64Array, targets: Float64Array): void {
-  const { activeJoints, effectorWeights } = plan;
-  const parents = plan.rig.parents;
-  const { effectorOf, movable, branchWeight, boneLength, inputDirection, proposalSum, proposalWeight } =
-    plan.scratch;
-  const start = plan.componentStart[c];
-  for (let k = plan.componentStart[c + 1] - 1; k >= start; k--) {
-    const j = activeJoints[k];
-    const j3 = 3 * j;
-    let sx = proposalSum[j3],
-      sy = proposalSum[j3 + 1],
-      sz = proposalSum[j3 + 2],
-      sw = proposalWeight[j];
-    const e = effectorOf[j];
-    if (e >= 0) {
-      const w = effectorWeights[e];
-      sx += w * targets[3 * e];
-      sy += w * targets[3 * e + 1];
-      sz += w * targets[3 * e + 2];
-      sw += w;
-    }
-    const x = sx / sw,
-      y = sy / sw,
-      z = sz / sw;
-    positions[j3] = x;
-    positions[j3 + 1] = y;
-    positions[j3 + 2] = z;
-    proposalSum[j3] = 0;
-    proposalSum[j3 + 1] = 0;
-    proposalSum[j3 + 2] = 0;
-    proposalWeight[j] = 0;
-
-    const p = parents[j];
-    if (!movable[p]) continue;
-    const p3 = 3 * p;
-    let dx = positions[p3] - x,
-      dy = positions[p3 + 1] - y,
-      dz = positions[p3 + 2] - z;
-    const d = Math.sqrt(dx * dx + dy * dy + dz * dz);
-    const len = boneLength[j];
-    if (d > DEGENERATE_EPSILON * (len + d)) {
-      const s = len / d;
-      dx *= s;
-      dy *= s;
-      dz *= s;
-    } else {
-      dx = -len * inputDirection[j3];
-      dy = -len * inputDirection[j3 + 1];
-      dz = -len * inputDirection[j3 + 2];
-    }
-    const w = branchWeight[j];
-    proposalSum[p3] += w * (x + dx);
-    proposalSum[p3 + 1] += w * (y + dy);
-    proposalSum[p3 + 2] += w * (z + dz);
-    proposalWeight[p] += w;
-  }
-}
-
-/** Backward reaching, parents first from the fixed base: each joint goes back to bone length from its parent. */
-function backwardPass(plan: SolvePlan, c: number, positions: Float64Array): void {
-  const { activeJoints } = plan;
-  const parents = plan.rig.parents;
-  const { boneLength, inputDirection } = plan.scratch;
-  const end = plan.componentStart[c + 1];
-  for (let k = plan.componentStart[c]; k < end; k++) {
-    const j = activeJoints[k];
-    const j3 = 3 * j;
-    const p3 = 3 * parents[j];
-    const px = positions[p3],
-      py = positions[p3 + 1],
-      pz = positions[p3 + 2];
-    let dx = positions[j3] - px,
-      dy = positions[j3 + 1] - py,
-      dz = positions[j3 + 2] - pz;
-    const d = Math.sqrt(dx * dx + dy * dy + dz * dz);
-    const len = boneLength[j];
-    if (d > DEGENERATE_EPSILON * (len + d)) {
-      const s = len / d;
-      dx *= s;
-      dy *= s;
-      dz *= s;
-    } else {
-      dx = len * inputDirection[j3];
-      dy = len * inputDirection[j3 + 1];
-      dz = len * inputDirection[j3 + 2];
-    }
-    positions[j3] = px + dx;
-    positions[j3 + 1] = py + dy;
-    positions[j3 + 2] = pz + dz;
-  }
-}
-
-/**
- * The reach check of single-chain FABRIK: a target beyond the chain's total length is unreachable, and the
- * best the chain can do is point straight at it, which takes one step instead of iterations. A target within
- * tolerance of full reach is met by the same straight chain, where iterating would converge slowly.
- */
-function straightenIfOutOfReach(
+/** The passive joints of a component that moved follow their parents rigidly. */
+function carryPassives(
   plan: SolvePlan,
   c: number,
   positions: Float64Array,
-  targets: Float64Array,
-): boolean {
-  const tolerance = plan.scratch.numbers[TOLERANCE_SLOT];
-  const { activeJoints } = plan;
-  const parents = plan.rig.parents;
-  const boneLength = plan.scratch.boneLength;
-  const e = plan.componentEffectors[plan.componentEffectorStart[c]];
-  const b3 = 3 * plan.componentBase[c];
-  const start = plan.componentStart[c],
-    end = plan.componentStart[c + 1];
-  let reach = 0;
-  for (let k = start; k < end; k++) reach += boneLength[activeJoints[k]];
-  let dx = targets[3 * e] - positions[b3],
-    dy = targets[3 * e + 1] - positions[b3 + 1],
-    dz = targets[3 * e + 2] - positions[b3 + 2];
-  const distance = Math.sqrt(dx * dx + dy * dy + dz * dz);
-  if (distance < reach - tolerance || distance <= 0) return false;
-  dx /= distance;
-  dy /= distance;
-  dz /= distance;
-  for (let k = start; k < end; k++) {
-    const j = activeJoints[k];
-    const p3 = 3 * parents[j];
-    const len = boneLength[j];
-    positions[3 * j] = positions[p3] + len * dx;
-    positions[3 * j + 1] = positions[p3 + 1] + len * dy;
-    positions[3 * j + 2] = positions[p3 + 2] + len * dz;
-  }
-  return true;
-}
-
-/**
- * A straight chain whose target lies on its own line cannot leave that line under FABRIK's passes
- * (Aristidou et al. 2016 perturb it). Bend it slightly, as a half sine arc perpendicular to the line, so the
- * passes have a direction to fold in. The perpendicular is fixed by the line's direction alone, so the
- * same input always bends the same way.
- */
-function bendCollinearChains(
-  plan: SolvePlan,
-  c: number,
-  positions: Float64Array,
-  targets: Float64Array,
+  orientations: Float64Array,
 ): void {
-  const tolerance = plan.scratch.numbers[TOLERANCE_SLOT];
-  const { effectorPath, effectorPathStart } = plan;
-  const boneLength = plan.scratch.boneLength;
-  const b3 = 3 * plan.componentBase[c];
-  const bx = positions[b3],
-    by = positions[b3 + 1],
-    bz = positions[b3 + 2];
-  for (let k = plan.componentEffectorStart[c]; k < plan.componentEffectorStart[c + 1]; k++) {
-    const e = plan.componentEffectors[k];
-    const first = effectorPathStart[e],
-      last = effectorPathStart[e + 1];
-    if (last - first < 2) continue; // a single bone has nothing to bend
-    if (plan.report.residuals[e] <= tolerance) continue; // measured just before
+  for (let k = plan.passiveStart[c]; k < plan.passiveStart[c + 1]; k++)
+    placeRigidly(plan, plan.passiveJoints[k], positions, orientations);
+}
 
-    let length = 0;
-    for (let i = first; i < last; i++) length += boneLength[effectorPath[i]];
-    if (length <= 0) continue;
-    // The chain's line: from the base through the farthest joint of the path.
-    let ux = 0,
-      uy = 0,
-      uz = 0,
-      far = 0;
-    for (let i = first; i < last; i++) {
-      const j3 = 3 * effectorPath[i];
-      const dx = positions[j3] - bx,
-        dy = positions[j3 + 1] - by,
-        dz = positions[j3 + 2] - bz;
-      const d = dx * dx + dy * dy + dz * dz;
-      if (d > far) {
-        far = d;
-        ux = dx;
-        uy = dy;
-        uz = dz;
-      }
-    }
-    if (far <= 0) {
-      // Every joint sits on the base: a fully folded, zero-extent chain. Use the first bone's input direction.
-      const j3 = 3 * effectorPath[first];
-      ux = plan.scratch.inputDirection[j3];
-      uy = plan.scratch.inputDirection[j3 + 1];
-      uz = plan.scratch.inputDirection[j3 + 2];
-    } else {
-      const inv = 1 / Math.sqrt(far);
-      ux *= inv;
-      uy *= inv;
-      uz *= inv;
-    }
-    const slack = 1e-6 * length;
-    // Collinear when the target (i = first - 1) and every path joint lie within `slack` of the line.
-    let collinear = true;
-    for (let i = first - 1; collinear && i < last; i++) {
-      const source = i < first ? targets : positions;
-      const o3 = i < first ? 3 * e : 3 * effectorPath[i];
-      const x = source[o3] - bx,
-        y = source[o3 + 1] - by,
-        z = source[o3 + 2] - bz;
-      const t = x * ux + y * uy + z * uz;
-      const rx = x - t * ux,
-        ry = y - t * uy,
-        rz = z - t * uz;
-      collinear = rx * rx + ry * ry + rz * rz <= slack * slack;
-    }
-    if (!collinear) continue;
-
-    // Perpendicular: cross the line with the world axis least aligned with it.
-    const ax = Math.abs(ux),
-      ay = Math.abs(uy),
-      az = Math.abs(uz);
-    let px: number, py: number, pz: number;
-    if (ax <= ay && ax <= az) {
-      px = 0;
-      py = uz;
-      pz = -uy;
-    } else if (ay <= az) {
-      px = -uz;
-      py = 0;
-      pz = ux;
-    } else {
-      px = uy;
-      py = -ux;
-      pz = 0;
-    }
-    const pl = Math.sqrt(px * px + py * py + pz * pz);
-    const amplitude = (COLLINEAR_BEND * length) / pl;
-    const count = last - first;
-    for (let i = first; i < last; i++) {
-      const s = amplitude * Math.sin((Math.PI * (i - first + 1)) / (count + 1));
-      const j3 = 3 * effectorPath[i];
-      positions[j3] += s * px;
-      positions[j3 + 1] += s * py;
-      positions[j3 + 2] += s * pz;
-    }
-  }
+function placeRigidly(plan: SolvePlan, j: number, positions: Float64Array, orientations: Float64Array): void {
+  const p = plan.rig.parents[j];
+  const { boneLength, localOffset, inputLocal, temp } = plan.scratch;
+  const j3 = 3 * j,
+    p3 = 3 * p;
+  quatRotate(temp, 4, orientations, 4 * p, localOffset, j3);
+  const len = boneLength[j];
+  positions[j3] = positions[p3] + len * temp[4];
+  positions[j3 + 1] = positions[p3 + 1] + len * temp[5];
+  positions[j3 + 2] = positions[p3 + 2] + len * temp[6];
+  quatMultiply(orientations, 4 * j, orientations, 4 * p, inputLocal, 4 * j);
 }

@@ -1,5 +1,18 @@
 export { FabrikError } from "./errors.js";
 export { createRig, findJoint, type Rig, type RigDescription } from "./rig.js";
+export { createPose, copyPose, type Pose } from "./pose.js";
+export {
+  createJointLimits,
+  setJointLimit,
+  type HingeLimitSpec,
+  type JointLimitSpec,
+  type JointLimits,
+  type StretchLimitSpec,
+  type SwingLimitSpec,
+  type TwistLimitSpec,
+  type Vector3Tuple,
+} from "./limits.js";
+export { projectRotation } from "./jointLimitProjection.js";
 export {
   compilePlan,
   setEffectorWeight,

@@ -1,4 +1,5 @@
 import { FabrikError, describeJoint } from "./errors.js";
+import { createJointLimits, type JointLimits } from "./limits.js";
 import { findJoint, type Rig } from "./rig.js";
 
 /** One end effector: a joint that is pulled toward a target. */
@@ -12,12 +13,19 @@ export interface EffectorSpec {
   chainLength?: number;
   /** Pull in a sub-base centroid, relative to the other effectors meeting there. Default 1; must be > 0. */
   weight?: number;
+  /**
+   * The chain bends toward a pole point (knees, elbows) given per solve in `settings.poles`. It also decides
+   * which way a straight chain folds.
+   */
+  pole?: boolean;
 }
 
 export interface PlanOptions {
   effectors: readonly EffectorSpec[];
   /** Joints that never move. A chain walking up from an effector stops at the first pinned joint. */
   pinned?: readonly (number | string)[];
+  /** Per-joint limits, applied inside both passes. Shared and editable at any time; free joints by default. */
+  limits?: JointLimits;
 }
 
 /** A path of active joints between two structural points (a base or sub-base, and an effector or sub-base). */
@@ -32,10 +40,15 @@ export interface PlanChain {
 
 /**
  * A compiled solve plan for one set of effectors. Everything the solver needs per solve is allocated
- * here, once; compile again only when the effector set (joints, chain lengths, pins) changes.
+ * here, once; compile again only when the effector set (joints, chain lengths, pins, poles) changes.
+ *
+ * Vocabulary: *movable* joints change position; *rotating* joints change their local rotation (every
+ * base, and every movable joint with movable children); *passive* joints hang below rotating joints without
+ * being solved and are carried along rigidly at the end of a solve.
  */
 export interface SolvePlan {
   readonly rig: Rig;
+  readonly limits: JointLimits;
   readonly effectorCount: number;
   /** The joint of each effector, in the order the effectors were given. */
   readonly effectorJoints: Int32Array;
@@ -43,31 +56,46 @@ export interface SolvePlan {
   readonly chainLengths: Int32Array;
   /** Effector weights; change them with {@link setEffectorWeight}. */
   readonly effectorWeights: Float64Array;
+  /** 1 for effectors whose chain bends toward a pole. */
+  readonly effectorHasPole: Uint8Array;
   readonly pinned: Uint8Array;
-  /**
-   * The joints the solver moves, in pass order: the backward pass walks it front to back (parents first),
-   * the forward pass back to front (children first). Grouped by component.
-   */
+  /** The movable joints, grouped by component, each group in depth-first (parents-first) order. */
   readonly activeJoints: Int32Array;
-  /** Fixed joints the active chains hang from (roots, pinned joints, or the top of a chain length). */
+  /** Fixed-position joints the active chains hang from (roots, pinned joints, or the top of a chain length). */
   readonly bases: Int32Array;
   /** Active joints where two or more active branches meet; they take the weighted centroid of their branches. */
   readonly subBases: Int32Array;
   readonly chains: readonly PlanChain[];
   /**
-   * Independent sub-problems: component `c` is `activeJoints[componentStart[c] .. componentStart[c + 1])`,
-   * hanging from the fixed joint `componentBase[c]`, with effectors `componentEffectors[componentEffectorStart[c] ..]`.
+   * Independent sub-problems, one per base: component `c` moves `activeJoints[componentStart[c] ..
+   * componentStart[c + 1])` below the fixed joint `componentBase[c]`.
    */
   readonly componentCount: number;
   readonly componentStart: Int32Array;
   readonly componentBase: Int32Array;
   readonly componentEffectorStart: Int32Array;
   readonly componentEffectors: Int32Array;
-  /** 1 when the component is one unbranched chain whose only effector is its tip (the reach check applies). */
-  readonly componentIsSimpleChain: Uint8Array;
+  /** 1 when the component is one unbranched chain whose only effector is its tip. */
+  readonly componentIsPath: Uint8Array;
+  /** The earlier component whose motion carries this component's base along, or -1. */
+  readonly componentParent: Int32Array;
+  /** Rotating joints of component `c`: `rotatingJoints[rotatingStart[c] ..]`, the base first, parents first. */
+  readonly rotatingStart: Int32Array;
+  readonly rotatingJoints: Int32Array;
+  /** Movable children of rotating joint `r` (by its index in rotatingJoints): `activeChildren[activeChildStart[r] ..]`. */
+  readonly activeChildStart: Int32Array;
+  readonly activeChildren: Int32Array;
+  /** Passive joints of component `c`, parents first: `passiveJoints[passiveStart[c] ..]`. */
+  readonly passiveStart: Int32Array;
+  readonly passiveJoints: Int32Array;
   /** Joints on the path from each effector's component base down to the effector (base excluded). */
   readonly effectorPathStart: Int32Array;
   readonly effectorPath: Int32Array;
+  /** Index into effectorPath where each effector's own chain starts (below its last sub-base or effector). */
+  readonly effectorChainStart: Int32Array;
+  /** Index in activeJoints per joint, or -1; and where each active joint's subtree ends in activeJoints. */
+  readonly activeIndex: Int32Array;
+  readonly subtreeEnd: Int32Array;
 
   /** @internal per-joint data and scratch, sized to the rig; owned by the solver. */
   readonly scratch: PlanScratch;
@@ -85,6 +113,10 @@ export interface SolveReport {
   readonly residuals: Float64Array;
   /** The largest residual. */
   maxResidual: number;
+  /** Times the lock escape perturbed a joint blocked on its limit. */
+  escapes: number;
+  /** 1 for each joint that ended the solve on the boundary of one of its limits. */
+  readonly onLimit: Uint8Array;
 }
 
 export interface PlanScratch {
@@ -92,16 +124,29 @@ export interface PlanScratch {
   readonly effectorOf: Int32Array;
   /** 1 for joints the solver moves. */
   readonly movable: Uint8Array;
+  /** Index in rotatingJoints per joint, or -1. */
+  readonly rotatingIndex: Int32Array;
   /** Sum of effector weights in each active joint's subtree: its pull in a parent's centroid. */
   readonly branchWeight: Float64Array;
   /** Bone length to the parent, measured from the input pose at the start of each solve. */
   readonly boneLength: Float64Array;
   /** Unit bone direction (parent to joint) of the input pose: the fallback when a direction degenerates. */
   readonly inputDirection: Float64Array;
-  /** Forward-pass centroid accumulators. */
-  readonly proposalSum: Float64Array;
-  readonly proposalWeight: Float64Array;
-  /** Per-solve numbers (tolerance, residual max and sum), kept here so they are never boxed on the way to helpers. */
+  /** Offset of each joint in its parent's frame, and its local rotation, from the input pose. */
+  readonly localOffset: Float64Array;
+  readonly inputLocal: Float64Array;
+  /** Local rotations of the moment, for carrying a subtree along after one joint turns. */
+  readonly currentLocal: Float64Array;
+  /** 1 for components that moved in this solve (their passive joints follow). */
+  readonly componentMoved: Uint8Array;
+  /** 1 for components solved with the oriented passes this solve (limits or branches). */
+  readonly componentOriented: Uint8Array;
+  /** Position and orientation copies for the lock escape to fall back on. */
+  readonly savedPositions: Float64Array;
+  readonly savedOrientations: Float64Array;
+  /** Temporaries for quaternion maths. */
+  readonly temp: Float64Array;
+  /** Per-solve numbers (tolerance, residuals...), kept here so they are never boxed on the way to helpers. */
   readonly numbers: Float64Array;
 }
 
@@ -112,6 +157,9 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
   if (options == null || !Array.isArray(options.effectors)) {
     throw new FabrikError("plan: `effectors` must be an array", undefined, "effectors");
   }
+  const limits = options.limits ?? createJointLimits(rig);
+  if (limits.rig !== rig)
+    throw new FabrikError("plan: `limits` were created for another rig", undefined, "limits");
   const pinned = new Uint8Array(n);
   const pinnedList = options.pinned ?? [];
   if (!Array.isArray(pinnedList))
@@ -122,6 +170,7 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
   const effectorJoints = new Int32Array(m);
   const chainLengths = new Int32Array(m);
   const effectorWeights = new Float64Array(m);
+  const effectorHasPole = new Uint8Array(m);
   const effectorOf = new Int32Array(n).fill(-1);
   const movable = new Uint8Array(n);
 
@@ -129,7 +178,7 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
     const spec = options.effectors[e];
     if (spec == null || typeof spec !== "object") {
       throw new FabrikError(
-        `effector ${e}: must be an object { joint, chainLength?, weight? }`,
+        `effector ${e}: must be an object { joint, chainLength?, weight?, pole? }`,
         undefined,
         "effectors",
       );
@@ -154,6 +203,9 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
     if (typeof weight !== "number" || !Number.isFinite(weight) || weight <= 0) {
       throw new FabrikError(`${who}: weight must be a finite number > 0, got ${String(weight)}`, j, "weight");
     }
+    if (spec.pole !== undefined && typeof spec.pole !== "boolean") {
+      throw new FabrikError(`${who}: pole must be true or false`, j, "pole");
+    }
 
     // Walk up one bone at a time; the joint where the walk stops is this chain's fixed base.
     let joint = j;
@@ -166,18 +218,22 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
     effectorJoints[e] = j;
     chainLengths[e] = bones;
     effectorWeights[e] = weight;
+    effectorHasPole[e] = spec.pole ? 1 : 0;
     effectorOf[j] = e;
   }
 
-  // A pinned joint under a moving joint would be dragged along by the rotations written back, so it could not
-  // stay put; refuse it instead of silently breaking the pin.
+  const movableChildren = new Int32Array(n);
+  for (let j = 0; j < n; j++) if (movable[j]) movableChildren[parents[j]]++;
+
+  // A pinned joint under a joint that moves or turns (every chain turns its base) would be carried along,
+  // so it could not stay put; refuse it instead of silently breaking the pin.
   for (let p = 0; p < n; p++) {
     if (!pinned[p]) continue;
     for (let a = parents[p]; a >= 0; a = parents[a]) {
-      if (movable[a]) {
+      if (movable[a] || movableChildren[a] > 0) {
         throw new FabrikError(
-          `pinned: ${describeJoint(p, names)} lies below ${describeJoint(a, names)}, which an effector moves; ` +
-            "shorten that effector's chainLength or pin an ancestor instead",
+          `pinned: ${describeJoint(p, names)} lies below ${describeJoint(a, names)}, which an effector ` +
+            `${movable[a] ? "moves" : "turns"}; shorten that effector's chainLength or pin an ancestor instead`,
           p,
           "pinned",
         );
@@ -185,8 +241,10 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
     }
   }
 
-  // Components: maximal active subtrees, each hanging from one fixed joint, laid out in depth-first preorder
-  // so each is a contiguous, parents-first range of activeJoints.
+  const isMovable = (j: number) => j >= 0 && movable[j] === 1;
+
+  // Components: one per base (a fixed joint with movable children), since a base's rotation is shared by
+  // every chain hanging from it. Each is laid out in depth-first preorder: contiguous and parents first.
   let activeCount = 0;
   for (let j = 0; j < n; j++) activeCount += movable[j];
   const activeJoints = new Int32Array(activeCount);
@@ -194,18 +252,17 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
   const componentBaseList: number[] = [];
   const stack: number[] = [];
   let cursor = 0;
-  for (let j = 0; j < n; j++) {
-    if (!movable[j] || movable[parents[j]]) continue;
+  for (let b = 0; b < n; b++) {
+    if (movable[b] || movableChildren[b] === 0) continue;
     componentStartList.push(cursor);
-    componentBaseList.push(parents[j]);
-    stack.push(j);
+    componentBaseList.push(b);
+    for (let c = rig.childStart[b + 1] - 1; c >= rig.childStart[b]; c--)
+      if (movable[rig.children[c]]) stack.push(rig.children[c]);
     while (stack.length > 0) {
       const k = stack.pop()!;
       activeJoints[cursor++] = k;
-      for (let c = rig.childStart[k + 1] - 1; c >= rig.childStart[k]; c--) {
-        const child = rig.children[c];
-        if (movable[child]) stack.push(child);
-      }
+      for (let c = rig.childStart[k + 1] - 1; c >= rig.childStart[k]; c--)
+        if (movable[rig.children[c]]) stack.push(rig.children[c]);
     }
   }
   componentStartList.push(cursor);
@@ -215,13 +272,8 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
 
   const componentOf = new Int32Array(n).fill(-1);
   for (let c = 0; c < componentCount; c++) {
+    componentOf[componentBase[c]] = c;
     for (let k = componentStart[c]; k < componentStart[c + 1]; k++) componentOf[activeJoints[k]] = c;
-  }
-
-  const movableChildren = new Int32Array(n);
-  for (let k = 0; k < activeCount; k++) {
-    const j = activeJoints[k];
-    if (movable[parents[j]]) movableChildren[parents[j]]++;
   }
 
   const componentEffectorStart = new Int32Array(componentCount + 1);
@@ -231,42 +283,105 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
   const effectorFill = componentEffectorStart.slice(0, componentCount);
   for (let e = 0; e < m; e++) componentEffectors[effectorFill[componentOf[effectorJoints[e]]]++] = e;
 
-  const componentIsSimpleChain = new Uint8Array(componentCount);
+  const componentIsPath = new Uint8Array(componentCount);
   for (let c = 0; c < componentCount; c++) {
     const last = activeJoints[componentStart[c + 1] - 1];
-    let simple = componentEffectorStart[c + 1] - componentEffectorStart[c] === 1 && effectorOf[last] >= 0;
-    for (let k = componentStart[c]; simple && k < componentStart[c + 1]; k++) {
-      if (movableChildren[activeJoints[k]] > 1) simple = false;
-    }
-    componentIsSimpleChain[c] = simple ? 1 : 0;
+    let path =
+      movableChildren[componentBase[c]] === 1 &&
+      componentEffectorStart[c + 1] - componentEffectorStart[c] === 1 &&
+      effectorOf[last] >= 0;
+    for (let k = componentStart[c]; path && k < componentStart[c + 1]; k++)
+      if (movableChildren[activeJoints[k]] > 1) path = false;
+    componentIsPath[c] = path ? 1 : 0;
   }
+
+  // Rotating joints: the base, then every movable joint with movable children, parents first.
+  const rotatingStart = new Int32Array(componentCount + 1);
+  const rotatingList: number[] = [];
+  const childStartList: number[] = [0];
+  const childList: number[] = [];
+  const rotatingIndex = new Int32Array(n).fill(-1);
+  const addRotating = (r: number) => {
+    rotatingIndex[r] = rotatingList.length;
+    rotatingList.push(r);
+    for (let k = rig.childStart[r]; k < rig.childStart[r + 1]; k++)
+      if (movable[rig.children[k]]) childList.push(rig.children[k]);
+    childStartList.push(childList.length);
+  };
+  for (let c = 0; c < componentCount; c++) {
+    rotatingStart[c] = rotatingList.length;
+    addRotating(componentBase[c]);
+    for (let k = componentStart[c]; k < componentStart[c + 1]; k++)
+      if (movableChildren[activeJoints[k]] > 0) addRotating(activeJoints[k]);
+  }
+  rotatingStart[componentCount] = rotatingList.length;
+
+  // Passive joints: not movable, but below a base or a movable joint; they follow rigidly. A base can be
+  // passive too, when it hangs below another component: that component moves it, and its own component
+  // then starts from where it was carried.
+  const passiveOf = new Int32Array(n).fill(-1);
+  for (let j = 0; j < n; j++) {
+    const p = parents[j];
+    if (movable[j] || p < 0) continue;
+    if (movable[p] || movableChildren[p] > 0) passiveOf[j] = componentOf[p];
+    else passiveOf[j] = passiveOf[p];
+  }
+  const componentParent = new Int32Array(componentCount);
+  for (let c = 0; c < componentCount; c++) componentParent[c] = passiveOf[componentBase[c]];
+  const passiveStart = new Int32Array(componentCount + 1);
+  for (let j = 0; j < n; j++) if (passiveOf[j] >= 0) passiveStart[passiveOf[j] + 1]++;
+  for (let c = 0; c < componentCount; c++) passiveStart[c + 1] += passiveStart[c];
+  const passiveJoints = new Int32Array(passiveStart[componentCount]);
+  const passiveFill = passiveStart.slice(0, componentCount);
+  for (let j = 0; j < n; j++) if (passiveOf[j] >= 0) passiveJoints[passiveFill[passiveOf[j]]++] = j;
 
   const effectorPathStart = new Int32Array(m + 1);
   for (let e = 0; e < m; e++) {
     let depth = 0;
-    for (let j = effectorJoints[e]; movable[j]; j = parents[j]) depth++;
+    for (let j = effectorJoints[e]; isMovable(j); j = parents[j]) depth++;
     effectorPathStart[e + 1] = effectorPathStart[e] + depth;
   }
   const effectorPath = new Int32Array(effectorPathStart[m]);
   for (let e = 0; e < m; e++) {
     let k = effectorPathStart[e + 1] - 1;
-    for (let j = effectorJoints[e]; movable[j]; j = parents[j]) effectorPath[k--] = j;
+    for (let j = effectorJoints[e]; isMovable(j); j = parents[j]) effectorPath[k--] = j;
+  }
+
+  // Where each effector's own chain starts on its path: just below the last sub-base above it.
+  const effectorChainStart = new Int32Array(m);
+  for (let e = 0; e < m; e++) {
+    let k = effectorPathStart[e];
+    for (let i = effectorPathStart[e]; i < effectorPathStart[e + 1] - 1; i++) {
+      if (movableChildren[effectorPath[i]] > 1 || effectorOf[effectorPath[i]] >= 0) k = i + 1;
+    }
+    effectorChainStart[e] = k;
+  }
+
+  const activeIndex = new Int32Array(n).fill(-1);
+  for (let k = 0; k < activeCount; k++) activeIndex[activeJoints[k]] = k;
+  const subtreeEnd = new Int32Array(activeCount);
+  for (let k = activeCount - 1; k >= 0; k--) {
+    let end = k + 1;
+    while (end < activeCount && isDescendant(activeJoints[end], activeJoints[k], parents))
+      end = subtreeEnd[end];
+    subtreeEnd[k] = end;
   }
 
   const subBaseList: number[] = [];
   for (let k = 0; k < activeCount; k++)
     if (movableChildren[activeJoints[k]] > 1) subBaseList.push(activeJoints[k]);
-  const bases = Int32Array.from(new Set(componentBaseList)).sort();
 
   const plan: SolvePlan = {
     rig,
+    limits,
     effectorCount: m,
     effectorJoints,
     chainLengths,
     effectorWeights,
+    effectorHasPole,
     pinned,
     activeJoints,
-    bases,
+    bases: Int32Array.from(componentBaseList),
     subBases: Int32Array.from(subBaseList),
     chains: buildChains(activeJoints, parents, movable, movableChildren, effectorOf),
     componentCount,
@@ -274,20 +389,44 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
     componentBase,
     componentEffectorStart,
     componentEffectors,
-    componentIsSimpleChain,
+    componentIsPath,
+    componentParent,
+    rotatingStart,
+    rotatingJoints: Int32Array.from(rotatingList),
+    activeChildStart: Int32Array.from(childStartList),
+    activeChildren: Int32Array.from(childList),
+    passiveStart,
+    passiveJoints,
     effectorPathStart,
     effectorPath,
+    effectorChainStart,
+    activeIndex,
+    subtreeEnd,
     scratch: {
       effectorOf,
       movable,
+      rotatingIndex,
       branchWeight: new Float64Array(n),
       boneLength: new Float64Array(n),
       inputDirection: new Float64Array(3 * n),
-      proposalSum: new Float64Array(3 * n),
-      proposalWeight: new Float64Array(n),
-      numbers: new Float64Array(3),
+      localOffset: new Float64Array(3 * n),
+      inputLocal: new Float64Array(4 * n),
+      currentLocal: new Float64Array(4 * n),
+      componentMoved: new Uint8Array(componentCount),
+      componentOriented: new Uint8Array(componentCount),
+      savedPositions: new Float64Array(3 * n),
+      savedOrientations: new Float64Array(4 * n),
+      temp: new Float64Array(64),
+      numbers: new Float64Array(8),
     },
-    report: { iterations: 0, converged: true, residuals: new Float64Array(m), maxResidual: 0 },
+    report: {
+      iterations: 0,
+      converged: true,
+      residuals: new Float64Array(m),
+      maxResidual: 0,
+      escapes: 0,
+      onLimit: new Uint8Array(n),
+    },
   };
   updateBranchWeights(plan);
   return plan;
@@ -324,6 +463,11 @@ function updateBranchWeights(plan: SolvePlan): void {
     if (effectorOf[j] >= 0) branchWeight[j] += effectorWeights[effectorOf[j]];
     if (movable[parents[j]]) branchWeight[parents[j]] += branchWeight[j];
   }
+}
+
+function isDescendant(j: number, ancestor: number, parents: Int32Array): boolean {
+  for (let a = parents[j]; a >= 0; a = parents[a]) if (a === ancestor) return true;
+  return false;
 }
 
 function buildChains(

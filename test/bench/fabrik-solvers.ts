@@ -1,4 +1,11 @@
-import { compilePlan, solvePlan, type Rig, type SolveSettings } from "../../plugin/index.js";
+import {
+  compilePlan,
+  copyPose,
+  createPose,
+  solvePlan,
+  type Rig,
+  type SolveSettings,
+} from "../../plugin/index.js";
 import { straightChain } from "../solver/fixtures.js";
 import type { WholeSolver } from "./harness.js";
 
@@ -12,14 +19,15 @@ export interface FabrikBenchSolver extends WholeSolver {
 
 export function fabrikSolver(rig: Rig, effector: number): FabrikBenchSolver {
   const plan = compilePlan(rig, { effectors: [{ joint: effector }] });
-  const positions = rig.restPositions.slice();
+  const rest = createPose(rig);
+  const pose = createPose(rig);
   const target = new Float64Array(3);
   const settings: SolveSettings = { tolerance: 0, maxIterations: 1 };
   const result = { iterations: 0, residual: 0 };
   return {
     name: "babylon-fabrik",
     reset(x, y, z) {
-      positions.set(rig.restPositions);
+      copyPose(rest, pose);
       target[0] = x;
       target[1] = y;
       target[2] = z;
@@ -27,19 +35,19 @@ export function fabrikSolver(rig: Rig, effector: number): FabrikBenchSolver {
     solve(tolerance, cap) {
       settings.tolerance = tolerance;
       settings.maxIterations = cap;
-      const report = solvePlan(plan, positions, target, settings);
+      const report = solvePlan(plan, pose, target, settings);
       result.iterations = report.iterations;
       result.residual = report.maxResidual;
       return result;
     },
     aim(from, index) {
-      positions.set(rig.restPositions);
+      copyPose(rest, pose);
       target[0] = from[3 * index];
       target[1] = from[3 * index + 1];
       target[2] = from[3 * index + 2];
     },
     solveOnce() {
-      solvePlan(plan, positions, target, settings);
+      solvePlan(plan, pose, target, settings);
     },
   };
 }

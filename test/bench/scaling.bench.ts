@@ -1,6 +1,6 @@
 import { bench, describe } from "vitest";
-import { compilePlan, createRig, solvePlan, type Rig } from "../../plugin/index.js";
-import { random, randomInBall } from "../solver/fixtures.js";
+import { compilePlan, copyPose, createPose, createRig, solvePlan, type Rig } from "../../plugin/index.js";
+import { random, randomInBall, randomPose } from "../solver/fixtures.js";
 import { fabrikChain } from "./fabrik-solvers.js";
 import { formatTable, measure } from "./harness.js";
 
@@ -41,30 +41,16 @@ function hand(): Rig {
 const handRig = hand();
 const tips = [6, 10, 14, 18, 22];
 const handPlan = compilePlan(handRig, { effectors: tips.map((joint) => ({ joint })) });
-const handPositions = handRig.restPositions.slice();
+const handRest = createPose(handRig);
+const handPose = createPose(handRig);
 const handTargets = new Float64Array(15);
 const handReach = 2.8 + 1.6;
 
-/** Reachable targets: the fingertips of the hand with every bone turned by a random small rotation. */
+/** Reachable targets: the fingertips of the hand posed with every joint turned by up to 0.5 rad. */
 function handTargetSets(count: number, seed: number): Float64Array[] {
-  const rand = random(seed);
   const sets: Float64Array[] = [];
-  const p = new Float64Array(3 * handRig.jointCount);
   for (let s = 0; s < count; s++) {
-    for (let j = 1; j < handRig.jointCount; j++) {
-      const q = handRig.parents[j];
-      const len = handRig.restLengths[j];
-      let dx = handRig.restPositions[3 * j] - handRig.restPositions[3 * q] + (rand() - 0.5) * len;
-      let dy = handRig.restPositions[3 * j + 1] - handRig.restPositions[3 * q + 1] + (rand() - 0.5) * len;
-      let dz = handRig.restPositions[3 * j + 2] - handRig.restPositions[3 * q + 2] + (rand() - 0.5) * len;
-      const l = Math.hypot(dx, dy, dz) / len;
-      dx /= l;
-      dy /= l;
-      dz /= l;
-      p[3 * j] = p[3 * q] + dx;
-      p[3 * j + 1] = p[3 * q + 1] + dy;
-      p[3 * j + 2] = p[3 * q + 2] + dz;
-    }
+    const p = randomPose(handRig, seed + s, 0.5).positions;
     sets.push(Float64Array.from(tips.flatMap((t) => [p[3 * t], p[3 * t + 1], p[3 * t + 2]])));
   }
   return sets;
@@ -73,9 +59,9 @@ function handTargetSets(count: number, seed: number): Float64Array[] {
 const handSets = handTargetSets(1000, 11);
 const handTolerance = 1e-3 * handReach;
 function solveHand(set: Float64Array) {
-  handPositions.set(handRig.restPositions);
+  copyPose(handRest, handPose);
   handTargets.set(set);
-  return solvePlan(handPlan, handPositions, handTargets, { tolerance: handTolerance, maxIterations: CAP });
+  return solvePlan(handPlan, handPose, handTargets, { tolerance: handTolerance, maxIterations: CAP });
 }
 let handIterations = 0,
   handConverged = 0;

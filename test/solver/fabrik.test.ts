@@ -1,7 +1,16 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FabrikError, compilePlan, createRig, solvePlan, type Rig } from "../../plugin/index.js";
-import { boneLengths, chainReach, distance, hand, random, straightChain, yTree } from "./fixtures.js";
+import {
+  boneLengths,
+  chainReach,
+  distance,
+  hand,
+  poseFrom,
+  random,
+  straightChain,
+  yTree,
+} from "./fixtures.js";
 
 // Properties run from a fixed seed so a red run is reproducible; fast-check prints the seed and path on failure.
 fc.configureGlobal({ seed: 20261121, numRuns: 300 });
@@ -91,7 +100,9 @@ describe("solvePlan on single chains", () => {
       fc.property(arbitraryChain, point, (rig, target) => {
         const plan = compilePlan(rig, { effectors: [{ joint: rig.jointCount - 1 }] });
         const positions = rig.restPositions.slice();
-        const report = solvePlan(plan, positions, Float64Array.from(target), { maxIterations: 50 });
+        const report = solvePlan(plan, poseFrom(plan, positions), Float64Array.from(target), {
+          maxIterations: 50,
+        });
         expectFinite(positions);
         expectLengthsKept(rig, rig.restPositions, positions);
         expect(Array.from(positions.subarray(0, 3))).toEqual(Array.from(rig.restPositions.subarray(0, 3)));
@@ -114,7 +125,10 @@ describe("solvePlan on single chains", () => {
           const plan = compilePlan(rig, { effectors: [{ joint: rig.jointCount - 1 }] });
           const positions = rig.restPositions.slice();
           const tolerance = 1e-3 * Math.max(reach, 1e-9);
-          const report = solvePlan(plan, positions, target, { tolerance, maxIterations: 500 });
+          const report = solvePlan(plan, poseFrom(plan, positions), target, {
+            tolerance,
+            maxIterations: 500,
+          });
           iterations += report.iterations;
           runs++;
           expect(report.converged).toBe(true);
@@ -131,7 +145,7 @@ describe("solvePlan on single chains", () => {
     const plan = compilePlan(rig, { effectors: [{ joint: 5 }] });
     const positions = rig.restPositions.slice();
     const target = Float64Array.of(6, 8, 0); // 10 away, reach 5
-    const report = solvePlan(plan, positions, target);
+    const report = solvePlan(plan, poseFrom(plan, positions), target);
     expect(report.iterations).toBe(1);
     expect(report.converged).toBe(false);
     expect(report.maxResidual).toBeCloseTo(5, 12);
@@ -146,7 +160,9 @@ describe("solvePlan on single chains", () => {
     const rig = straightChain(3);
     const plan = compilePlan(rig, { effectors: [{ joint: 3 }] });
     const positions = rig.restPositions.slice();
-    const report = solvePlan(plan, positions, Float64Array.of(0, 3.0005, 0), { tolerance: 1e-3 });
+    const report = solvePlan(plan, poseFrom(plan, positions), Float64Array.of(0, 3.0005, 0), {
+      tolerance: 1e-3,
+    });
     expect(report.iterations).toBe(0);
     expect(report.converged).toBe(true);
     expect(positions).toEqual(rig.restPositions);
@@ -156,7 +172,7 @@ describe("solvePlan on single chains", () => {
     const rig = straightChain(6);
     const plan = compilePlan(rig, { effectors: [{ joint: 6, chainLength: 2 }] });
     const positions = rig.restPositions.slice();
-    solvePlan(plan, positions, Float64Array.of(1, 4.5, 0));
+    solvePlan(plan, poseFrom(plan, positions), Float64Array.of(1, 4.5, 0));
     expect(Array.from(positions.subarray(0, 15))).toEqual(Array.from(rig.restPositions.subarray(0, 15)));
     expect(positions[15]).not.toBe(0);
   });
@@ -166,8 +182,8 @@ describe("solvePlan on single chains", () => {
     const plan = compilePlan(rig, { effectors: [{ joint: 8 }] });
     const a = rig.restPositions.slice(),
       b = rig.restPositions.slice();
-    solvePlan(plan, a, Float64Array.of(2, 3, 1));
-    solvePlan(plan, b, Float64Array.of(2, 3, 1));
+    solvePlan(plan, poseFrom(plan, a), Float64Array.of(2, 3, 1));
+    solvePlan(plan, poseFrom(plan, b), Float64Array.of(2, 3, 1));
     expect(b).toEqual(a);
   });
 });
@@ -182,7 +198,7 @@ describe("solvePlan on degenerate input", () => {
       const rig = straightChain(10);
       const plan = compilePlan(rig, { effectors: [{ joint: 10 }] });
       const positions = rig.restPositions.slice();
-      const report = solvePlan(plan, positions, Float64Array.from(target), {
+      const report = solvePlan(plan, poseFrom(plan, positions), Float64Array.from(target), {
         tolerance: 1e-3,
         maxIterations: 200,
       });
@@ -196,7 +212,7 @@ describe("solvePlan on degenerate input", () => {
     const rig = bentFour();
     const plan = compilePlan(rig, { effectors: [{ joint: 4 }] });
     const positions = rig.restPositions.slice();
-    const report = solvePlan(plan, positions, Float64Array.of(0, 0, 0), {
+    const report = solvePlan(plan, poseFrom(plan, positions), Float64Array.of(0, 0, 0), {
       tolerance: 1e-4,
       maxIterations: 500,
     });
@@ -209,7 +225,9 @@ describe("solvePlan on degenerate input", () => {
     const rig = createRig({ parents: [-1, 0, 1], restPositions: [0, 0, 0, 0, 1, 0, 3, 1, 0] });
     const plan = compilePlan(rig, { effectors: [{ joint: 2 }] });
     const positions = rig.restPositions.slice();
-    const report = solvePlan(plan, positions, Float64Array.of(0, 0, 0), { maxIterations: 200 });
+    const report = solvePlan(plan, poseFrom(plan, positions), Float64Array.of(0, 0, 0), {
+      maxIterations: 200,
+    });
     expectFinite(positions);
     expectLengthsKept(rig, rig.restPositions, positions);
     expect(report.converged).toBe(false);
@@ -231,7 +249,7 @@ describe("solvePlan on degenerate input", () => {
       [9, 9, 9], // unreachable
     ]) {
       const positions = rig.restPositions.slice();
-      solvePlan(plan, positions, Float64Array.from(target), { maxIterations: 100 });
+      solvePlan(plan, poseFrom(plan, positions), Float64Array.from(target), { maxIterations: 100 });
       expectFinite(positions);
       expectLengthsKept(rig, rig.restPositions, positions);
     }
@@ -241,7 +259,7 @@ describe("solvePlan on degenerate input", () => {
     const rig = createRig({ parents: [-1, 0, 1], restPositions: [1, 2, 3, 1, 2, 3, 1, 2, 3] });
     const plan = compilePlan(rig, { effectors: [{ joint: 2 }] });
     const positions = rig.restPositions.slice();
-    const report = solvePlan(plan, positions, Float64Array.of(4, 5, 6));
+    const report = solvePlan(plan, poseFrom(plan, positions), Float64Array.of(4, 5, 6));
     expect(positions).toEqual(rig.restPositions);
     expect(report.maxResidual).toBeCloseTo(Math.sqrt(27), 12);
   });
@@ -250,10 +268,10 @@ describe("solvePlan on degenerate input", () => {
     const rig = straightChain(1);
     const plan = compilePlan(rig, { effectors: [{ joint: 1 }] });
     const positions = rig.restPositions.slice();
-    solvePlan(plan, positions, Float64Array.of(0.3, 0, 0.4));
+    solvePlan(plan, poseFrom(plan, positions), Float64Array.of(0.3, 0, 0.4));
     expect(Array.from(positions.subarray(3))).toEqual([0.6, 0, 0.8].map((v) => expect.closeTo(v, 12)));
     const again = rig.restPositions.slice();
-    solvePlan(plan, again, Float64Array.of(0, 0, 0));
+    solvePlan(plan, poseFrom(plan, again), Float64Array.of(0, 0, 0));
     expect(again).toEqual(rig.restPositions);
   });
 });
@@ -264,7 +282,10 @@ describe("solvePlan with several effectors (sub-base centroids)", () => {
     const plan = compilePlan(rig, { effectors: [{ joint: "left3" }, { joint: "right3" }] });
     const positions = rig.restPositions.slice();
     const targets = Float64Array.of(-2, 4.5, 1, 2.2, 5.5, -1);
-    const report = solvePlan(plan, positions, targets, { tolerance: 1e-4, maxIterations: 200 });
+    const report = solvePlan(plan, poseFrom(plan, positions), targets, {
+      tolerance: 1e-4,
+      maxIterations: 200,
+    });
     expect(report.converged).toBe(true);
     expect(report.residuals[0]).toBeLessThanOrEqual(1e-4);
     expect(report.residuals[1]).toBeLessThanOrEqual(1e-4);
@@ -283,7 +304,7 @@ describe("solvePlan with several effectors (sub-base centroids)", () => {
         ],
       });
       const positions = rig.restPositions.slice();
-      const report = solvePlan(plan, positions, targets, { maxIterations: 200 });
+      const report = solvePlan(plan, poseFrom(plan, positions), targets, { maxIterations: 200 });
       expectFinite(positions);
       expectLengthsKept(rig, rig.restPositions, positions);
       return { x: positions[3 * top], residuals: Array.from(report.residuals), report };
@@ -310,29 +331,40 @@ describe("solvePlan with several effectors (sub-base centroids)", () => {
       targets[3 * i + 2] = rig.restPositions[3 * tip + 2] + 0.3;
     });
     const positions = rig.restPositions.slice();
-    const report = solvePlan(plan, positions, targets, { tolerance: 1e-3, maxIterations: 300 });
+    const report = solvePlan(plan, poseFrom(plan, positions), targets, {
+      tolerance: 1e-3,
+      maxIterations: 300,
+    });
     expect(report.converged).toBe(true);
     expectLengthsKept(rig, rig.restPositions, positions);
     expect(Array.from(positions.subarray(0, 3))).toEqual([0, 0, 0]);
   });
 
-  it("keeps pinned joints and bases in place and leaves inactive branches untouched", () => {
+  it("keeps pinned joints and bases in place, and carries inactive branches along rigidly", () => {
     const rig = yTree(4, 3);
     const plan = compilePlan(rig, { effectors: [{ joint: "left3" }], pinned: ["trunk2"] });
     const positions = rig.restPositions.slice();
-    solvePlan(plan, positions, Float64Array.of(-3, 2, 2), { maxIterations: 50 });
-    const right = ["right1", "right2", "right3"].map((n) => rig.names!.indexOf(n));
-    for (const j of [0, 1, 2])
+    solvePlan(plan, poseFrom(plan, positions), Float64Array.of(-3, 2, 2), { maxIterations: 50 });
+    for (const j of [0, 1, 2]) {
       expect(Array.from(positions.subarray(3 * j, 3 * j + 3))).toEqual(
         Array.from(rig.restPositions.subarray(3 * j, 3 * j + 3)),
       );
-    for (const j of right)
-      expect(Array.from(positions.subarray(3 * j, 3 * j + 3))).toEqual(
-        Array.from(rig.restPositions.subarray(3 * j, 3 * j + 3)),
-      );
+    }
+    // The right arm is not solved but hangs from the moving top of the trunk: its shape is kept exactly.
+    const right = ["trunk4", "right1", "right2", "right3"].map((n) => rig.names!.indexOf(n));
+    expect(plan.passiveJoints).toContain(right[1]);
+    for (const a of right) {
+      for (const b of right) {
+        expect(distance(positions, a, positions, b)).toBeCloseTo(
+          distance(rig.restPositions, a, rig.restPositions, b),
+          9,
+        );
+      }
+    }
+    expect(distance(positions, right[1], rig.restPositions, right[1])).toBeGreaterThan(0.1);
   });
 
-  it("solves random trees with random effector sets without NaN, keeping active bone lengths", () => {
+  it("solves random trees with random effector sets without NaN, keeping every bone length", () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 2, max: 40 }),
@@ -360,16 +392,16 @@ describe("solvePlan with several effectors (sub-base centroids)", () => {
           });
           const targets = new Float64Array(3 * joints.size).map(() => 8 * rand() - 4);
           const pose = rig.restPositions.slice();
-          const report = solvePlan(plan, pose, targets, { maxIterations: 30 });
+          const report = solvePlan(plan, poseFrom(plan, pose), targets, { maxIterations: 30 });
           expectFinite(pose);
-          // Active bones keep their length; joints outside the plan are not the solver's and keep their input.
+          // Every bone keeps its length (solved ones and those carried along); joints that neither move nor hang
+          // below a moving joint keep their input exactly.
           const before = boneLengths(rig, rig.restPositions),
             after = boneLengths(rig, pose);
-          const active = new Set(plan.activeJoints);
+          const carried = new Set([...plan.activeJoints, ...plan.passiveJoints]);
           for (let j = 0; j < count; j++) {
-            if (active.has(j))
-              expect(Math.abs(after[j] - before[j])).toBeLessThanOrEqual(1e-9 * before[j] + 1e-12);
-            else
+            expect(Math.abs(after[j] - before[j])).toBeLessThanOrEqual(1e-9 * before[j] + 1e-12);
+            if (!carried.has(j))
               expect(Array.from(pose.subarray(3 * j, 3 * j + 3))).toEqual(positions.slice(3 * j, 3 * j + 3));
           }
           expect(Number.isFinite(report.maxResidual)).toBe(true);
@@ -392,35 +424,41 @@ describe("solvePlan input validation", () => {
 
   it("rejects a non-finite target, naming the effector and its joint, and changes nothing", () => {
     rejectsUnchanged(
-      (p) => solvePlan(plan, p, Float64Array.of(NaN, 0, 0)),
+      (p) => solvePlan(plan, poseFrom(plan, p), Float64Array.of(NaN, 0, 0)),
       /target of effector 0 \(joint 3 \("j3"\)\) is not finite/,
     );
-    rejectsUnchanged((p) => solvePlan(plan, p, Float64Array.of(0, Infinity, 0)), /effector 0/);
+    rejectsUnchanged(
+      (p) => solvePlan(plan, poseFrom(plan, p), Float64Array.of(0, Infinity, 0)),
+      /effector 0/,
+    );
   });
   it("rejects non-finite joint positions, naming the joint", () => {
     const positions = rig.restPositions.slice();
     positions[7] = NaN;
-    expect(() => solvePlan(plan, positions, Float64Array.of(1, 1, 1))).toThrow(
+    expect(() => solvePlan(plan, poseFrom(plan, positions), Float64Array.of(1, 1, 1))).toThrow(
       /position of joint 2 \("j2"\) is not finite/,
     );
   });
   it("rejects arrays of the wrong size and bad settings, naming them", () => {
     rejectsUnchanged(
-      (p) => solvePlan(plan, p.subarray(0, 6), Float64Array.of(1, 1, 1)),
+      (p) => solvePlan(plan, poseFrom(plan, p.subarray(0, 6)), Float64Array.of(1, 1, 1)),
       /positions must be a Float64Array of 3 numbers per joint \(12\)/,
     );
-    rejectsUnchanged((p) => solvePlan(plan, p, new Float64Array(2)), /targets/);
+    rejectsUnchanged((p) => solvePlan(plan, poseFrom(plan, p), new Float64Array(2)), /targets/);
     rejectsUnchanged(
-      (p) => solvePlan(plan, p, Float64Array.of(1, 1, 1), { tolerance: -1 }),
+      (p) => solvePlan(plan, poseFrom(plan, p), Float64Array.of(1, 1, 1), { tolerance: -1 }),
       /tolerance must be a finite number >= 0, got -1/,
     );
-    rejectsUnchanged((p) => solvePlan(plan, p, Float64Array.of(1, 1, 1), { tolerance: NaN }), /tolerance/);
     rejectsUnchanged(
-      (p) => solvePlan(plan, p, Float64Array.of(1, 1, 1), { maxIterations: 0 }),
+      (p) => solvePlan(plan, poseFrom(plan, p), Float64Array.of(1, 1, 1), { tolerance: NaN }),
+      /tolerance/,
+    );
+    rejectsUnchanged(
+      (p) => solvePlan(plan, poseFrom(plan, p), Float64Array.of(1, 1, 1), { maxIterations: 0 }),
       /maxIterations must be a whole number >= 1, got 0/,
     );
     rejectsUnchanged(
-      (p) => solvePlan(plan, p, Float64Array.of(1, 1, 1), { maxIterations: 2.5 }),
+      (p) => solvePlan(plan, poseFrom(plan, p), Float64Array.of(1, 1, 1), { maxIterations: 2.5 }),
       /maxIterations/,
     );
   });

@@ -1,4 +1,4 @@
-import { createRig, type Rig } from "../../plugin/index.js";
+import { createRig, type Pose, type Rig, type SolvePlan } from "../../plugin/index.js";
 
 /** A straight chain of `bones` bones of length `boneLength` along +Y from the origin. */
 export function straightChain(bones: number, boneLength = 1): Rig {
@@ -122,4 +122,76 @@ export function randomInBall(rand: () => number, radius: number, out: Float64Arr
     out[offset + 2] = z * radius;
     return;
   }
+}
+
+/** A pose around existing positions, with the rig's rest orientations (any unit orientations are consistent). */
+export function poseFrom(plan: SolvePlan, positions: Float64Array): Pose {
+  return { positions, orientations: plan.rig.restOrientations.slice() };
+}
+
+type Quat = [number, number, number, number];
+function qmul(a: Quat, b: Quat): Quat {
+  return [
+    a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+    a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+    a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+    a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
+  ];
+}
+function qconj(a: Quat): Quat {
+  return [-a[0], -a[1], -a[2], a[3]];
+}
+function qrot(q: Quat, v: [number, number, number]): [number, number, number] {
+  const r = qmul(qmul(q, [v[0], v[1], v[2], 0]), qconj(q));
+  return [r[0], r[1], r[2]];
+}
+
+/**
+ * Forward kinematics of the rig's rest pose with every joint's local rotation turned by a random rotation
+ * of up to `maxAngle` radians: a pose the rig can really take, whose joint positions are reachable targets.
+ */
+export function randomPose(rig: Rig, seed: number, maxAngle: number): Pose {
+  const rand = random(seed);
+  const n = rig.jointCount;
+  const positions = new Float64Array(3 * n);
+  const orientations = new Float64Array(4 * n);
+  const q = (j: number): Quat => [
+    rig.restOrientations[4 * j],
+    rig.restOrientations[4 * j + 1],
+    rig.restOrientations[4 * j + 2],
+    rig.restOrientations[4 * j + 3],
+  ];
+  const out: Quat[] = [];
+  for (let j = 0; j < n; j++) {
+    let axis: [number, number, number];
+    do axis = [2 * rand() - 1, 2 * rand() - 1, 2 * rand() - 1];
+    while (Math.hypot(...axis) < 0.1 || Math.hypot(...axis) > 1);
+    const l = Math.hypot(...axis),
+      angle = maxAngle * rand();
+    const turn: Quat = [
+      (axis[0] / l) * Math.sin(angle / 2),
+      (axis[1] / l) * Math.sin(angle / 2),
+      (axis[2] / l) * Math.sin(angle / 2),
+      Math.cos(angle / 2),
+    ];
+    const p = rig.parents[j];
+    if (p < 0) {
+      out.push(q(j));
+      positions.set(rig.restPositions.subarray(3 * j, 3 * j + 3), 3 * j);
+    } else {
+      const restLocal = qmul(qconj(q(p)), q(j));
+      out.push(qmul(out[p], qmul(restLocal, turn)));
+      const offset = qrot(qconj(q(p)), [
+        rig.restPositions[3 * j] - rig.restPositions[3 * p],
+        rig.restPositions[3 * j + 1] - rig.restPositions[3 * p + 1],
+        rig.restPositions[3 * j + 2] - rig.restPositions[3 * p + 2],
+      ]);
+      const w = qrot(out[p], offset);
+      positions[3 * j] = positions[3 * p] + w[0];
+      positions[3 * j + 1] = positions[3 * p + 1] + w[1];
+      positions[3 * j + 2] = positions[3 * p + 2] + w[2];
+    }
+    orientations.set(out[j], 4 * j);
+  }
+  return { positions, orientations };
 }

@@ -22,7 +22,7 @@ describe("compilePlan", () => {
     expect(Array.from(plan.chainLengths)).toEqual([4]);
     expect(plan.subBases.length).toBe(0);
     expect(plan.componentCount).toBe(1);
-    expect(plan.componentIsSimpleChain[0]).toBe(1);
+    expect(plan.componentIsPath[0]).toBe(1);
     expect(plan.chains.map((c) => [c.start, c.end, Array.from(c.joints)])).toEqual([[0, 4, [1, 2, 3, 4]]]);
   });
 
@@ -45,7 +45,7 @@ describe("compilePlan", () => {
     const plan = compilePlan(rig, { effectors: [{ joint: "left3" }, { joint: "right3" }] });
     expect(Array.from(plan.subBases)).toEqual([4]);
     expect(plan.componentCount).toBe(1);
-    expect(plan.componentIsSimpleChain[0]).toBe(0);
+    expect(plan.componentIsPath[0]).toBe(0);
     const chains = plan.chains.map((c) => [c.start, c.end, c.joints.length]);
     expect(chains).toEqual(
       expect.arrayContaining([
@@ -81,7 +81,7 @@ describe("compilePlan", () => {
     });
     expect(plan.componentCount).toBe(2);
     expect(plan.subBases.length).toBe(0);
-    expect(Array.from(plan.componentIsSimpleChain)).toEqual([1, 1]);
+    expect(Array.from(plan.componentIsPath)).toEqual([1, 1]);
     expect(Array.from(plan.bases).map((j) => rig.names![j])).toEqual(["trunk4", "left1"]);
   });
 
@@ -91,7 +91,7 @@ describe("compilePlan", () => {
       [0, 2],
       [2, 4],
     ]);
-    expect(plan.componentIsSimpleChain[0]).toBe(0);
+    expect(plan.componentIsPath[0]).toBe(0);
   });
 
   it("rejects bad effector sets, naming the effector and joint", () => {

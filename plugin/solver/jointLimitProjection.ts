@@ -1,0 +1,238 @@
+import { clampToQuarterEllipse as clampToQuarterEllipseBinding } from "./ellipticalSwingLimit.js";
+import {
+  LIMIT_HINGE as LIMIT_HINGEBinding,
+  LIMIT_SWING as LIMIT_SWINGBinding,
+  LIMIT_TWIST as LIMIT_TWISTBinding,
+  type JointLimits,
+} from "./limits.js";
+
+// Module-local references to imported bindings: hot loops use these, because test transforms turn every
+// read of an import into a getter call, which dominated profiles.
+const clampToQuarterEllipse = clampToQuarterEllipseBinding;
+const LIMIT_HINGE = LIMIT_HINGEBinding;
+const LIMIT_SWING = LIMIT_SWINGBinding;
+const LIMIT_TWIST = LIMIT_TWISTBinding;
+
+/* Scratch layout from `so`: [0..3] the ellipse query, [4..6] the angle clamp query. */
+
+/**
+ * Projects Δ, a joint's rotation relative to its rest local rotation (4 numbers at `q[o]`), onto the joint's
+ * swing, twist or hinge limits, in place. Returns true when Δ was outside (it now lies on the boundary).
+ *
+ * Swing and twist split Δ = swing · twist about the bone axis (twist leaves the axis where it is, swing moves
+ * it by the shortest arc). The twist angle is clamped to [min, max]; the swung axis is clamped into the
+ * elliptical cone (see ellipticalSwingLimit.ts). A hinge keeps only the rotation about its axis, measured
+ * by where it takes the bone (or, for a bone along the axis, by Δ's twist about the axis), and clamps it.
+ */
+export function projectRotation(
+  limits: JointLimits,
+  j: number,
+  q: Float64Array,
+  o: number,
+  scratch: Float64Array,
+  so: number,
+): boolean {
+  const flags = limits.flags[j];
+  if (flags & LIMIT_HINGE) return projectHinge(limits, j, q, o, scratch, so);
+  if ((flags & (LIMIT_SWING | LIMIT_TWIST)) === 0) return false;
+
+  const a = limits.boneAxis;
+  const j3 = 3 * j;
+  const ax = a[j3],
+    ay = a[j3 + 1],
+    az = a[j3 + 2];
+  const qx = q[o],
+    qy = q[o + 1],
+    qz = q[o + 2],
+    qw = q[o + 3];
+
+  // Twist: the part of Δ about the bone axis.
+  const along = qx * ax + qy * ay + qz * az;
+  const tl = Math.sqrt(along * along + qw * qw);
+  let tx = 0,
+    ty = 0,
+    tz = 0,
+    tw = 1;
+  if (tl > 1e-12) {
+    tx = (along * ax) / tl;
+    ty = (along * ay) / tl;
+    tz = (along * az) / tl;
+    tw = qw / tl;
+  }
+  // swing = Δ · twist⁻¹
+  let sx = qw * -tx + qx * tw + qy * -tz - qz * -ty,
+    sy = qw * -ty - qx * -tz + qy * tw + qz * -tx,
+    sz = qw * -tz + qx * -ty - qy * -tx + qz * tw,
+    sw = qw * tw - qx * -tx - qy * -ty - qz * -tz;
+
+  let changed = false;
+  if (flags & LIMIT_TWIST) {
+    let angle = 2 * Math.atan2(tx * ax + ty * ay + tz * az, tw);
+    if (angle > Math.PI) angle -= 2 * Math.PI;
+    else if (angle <= -Math.PI) angle += 2 * Math.PI;
+    scratch[so + 4] = angle;
+    scratch[so + 5] = limits.twist[2 * j];
+    scratch[so + 6] = limits.twist[2 * j + 1];
+    if (clampAngle(scratch, so + 4)) {
+      const half = 0.5 * scratch[so + 4];
+      const s = Math.sin(half);
+      tx = ax * s;
+      ty = ay * s;
+      tz = az * s;
+      tw = Math.cos(half);
+      changed = true;
+    }
+  }
+
+  if (flags & LIMIT_SWING) {
+    // Where the swing takes the bone axis: s = swing · a.
+    const cx = 2 * (sy * az - sz * ay),
+      cy = 2 * (sz * ax - sx * az),
+      cz = 2 * (sx * ay - sy * ax);
+    const dx = ax + sw * cx + (sy * cz - sz * cy),
+      dy = ay + sw * cy + (sz * cx - sx * cz),
+      dz = az + sw * cz + (sx * cy - sy * cx);
+    let cos = dx * ax + dy * ay + dz * az;
+    cos = cos > 1 ? 1 : cos < -1 ? -1 : cos;
+    const theta = Math.acos(cos);
+    let px = dx - cos * ax,
+      py = dy - cos * ay,
+      pz = dz - cos * az;
+    const pl = Math.sqrt(px * px + py * py + pz * pz);
+    const up = limits.upAxis,
+      right = limits.rightAxis;
+    if (pl > 1e-12) {
+      px /= pl;
+      py /= pl;
+      pz /= pl;
+    } else {
+      // On the axis (no swing) or exactly opposite it (swing direction undefined): measure toward "up".
+      px = up[j3];
+      py = up[j3 + 1];
+      pz = up[j3 + 2];
+    }
+    if (theta > 1e-12) {
+      const x = theta * (px * right[j3] + py * right[j3 + 1] + pz * right[j3 + 2]);
+      const y = theta * (px * up[j3] + py * up[j3 + 1] + pz * up[j3 + 2]);
+      const j4 = 4 * j;
+      scratch[so + 0] = Math.abs(x);
+      scratch[so + 1] = Math.abs(y);
+      scratch[so + 2] = x >= 0 ? limits.swing[j4 + 1] : limits.swing[j4 + 3];
+      scratch[so + 3] = y >= 0 ? limits.swing[j4] : limits.swing[j4 + 2];
+      if (clampToQuarterEllipse(scratch, so)) {
+        const nx = x >= 0 ? scratch[so + 0] : -scratch[so + 0];
+        const ny = y >= 0 ? scratch[so + 1] : -scratch[so + 1];
+        const clamped = Math.sqrt(nx * nx + ny * ny);
+        if (clamped > 1e-15) {
+          // New swing: by `clamped` about a × u, u the new swing direction in the right/up plane.
+          const ux = (nx * right[j3] + ny * up[j3]) / clamped,
+            uy = (nx * right[j3 + 1] + ny * up[j3 + 1]) / clamped,
+            uz = (nx * right[j3 + 2] + ny * up[j3 + 2]) / clamped;
+          const s = Math.sin(0.5 * clamped);
+          sx = (ay * uz - az * uy) * s;
+          sy = (az * ux - ax * uz) * s;
+          sz = (ax * uy - ay * ux) * s;
+          sw = Math.cos(0.5 * clamped);
+        } else {
+          sx = 0;
+          sy = 0;
+          sz = 0;
+          sw = 1;
+        }
+        changed = true;
+      }
+    }
+  }
+
+  if (changed) {
+    // Δ = swing · twist
+    q[o] = sw * tx + sx * tw + sy * tz - sz * ty;
+    q[o + 1] = sw * ty - sx * tz + sy * tw + sz * tx;
+    q[o + 2] = sw * tz + sx * ty - sy * tx + sz * tw;
+    q[o + 3] = sw * tw - sx * tx - sy * ty - sz * tz;
+  }
+  return changed;
+}
+
+function projectHinge(
+  limits: JointLimits,
+  j: number,
+  q: Float64Array,
+  o: number,
+  scratch: Float64Array,
+  so: number,
+): boolean {
+  const j3 = 3 * j;
+  const h = limits.hingeAxis,
+    a = limits.boneAxis;
+  const hx = h[j3],
+    hy = h[j3 + 1],
+    hz = h[j3 + 2];
+  const qx = q[o],
+    qy = q[o + 1],
+    qz = q[o + 2],
+    qw = q[o + 3];
+  // The bone axis with its component along the hinge removed: the hinge turns it in that plane.
+  const ah = a[j3] * hx + a[j3 + 1] * hy + a[j3 + 2] * hz;
+  const apx = a[j3] - ah * hx,
+    apy = a[j3 + 1] - ah * hy,
+    apz = a[j3 + 2] - ah * hz;
+  const apl = Math.sqrt(apx * apx + apy * apy + apz * apz);
+  let angle = NaN;
+  if (apl > 1e-6) {
+    // Where Δ takes the bone axis, projected into the hinge plane.
+    const ax = a[j3],
+      ay = a[j3 + 1],
+      az = a[j3 + 2];
+    const cx = 2 * (qy * az - qz * ay),
+      cy = 2 * (qz * ax - qx * az),
+      cz = 2 * (qx * ay - qy * ax);
+    const dx = ax + qw * cx + (qy * cz - qz * cy),
+      dy = ay + qw * cy + (qz * cx - qx * cz),
+      dz = az + qw * cz + (qx * cy - qy * cx);
+    const dh = dx * hx + dy * hy + dz * hz;
+    const spx = dx - dh * hx,
+      spy = dy - dh * hy,
+      spz = dz - dh * hz;
+    const spl = Math.sqrt(spx * spx + spy * spy + spz * spz);
+    if (spl > 1e-9 * apl) {
+      const crossH =
+        hx * (apy * spz - apz * spy) + hy * (apz * spx - apx * spz) + hz * (apx * spy - apy * spx);
+      angle = Math.atan2(crossH, apx * spx + apy * spy + apz * spz);
+    }
+  }
+  if (Number.isNaN(angle)) {
+    // The bone runs along the hinge (or is turned onto it): use Δ's own rotation about the hinge axis.
+    angle = 2 * Math.atan2(qx * hx + qy * hy + qz * hz, qw);
+    if (angle > Math.PI) angle -= 2 * Math.PI;
+    else if (angle <= -Math.PI) angle += 2 * Math.PI;
+  }
+  scratch[so + 4] = angle;
+  scratch[so + 5] = limits.hinge[2 * j];
+  scratch[so + 6] = limits.hinge[2 * j + 1];
+  const clamped = clampAngle(scratch, so + 4);
+  const half = 0.5 * scratch[so + 4];
+  const s = Math.sin(half);
+  q[o] = hx * s;
+  q[o + 1] = hy * s;
+  q[o + 2] = hz * s;
+  q[o + 3] = Math.cos(half);
+  return clamped;
+}
+
+/**
+ * s[o] = angle in (-π, π], s[o+1..o+2] = [min, max] within [-π, π]. An angle outside goes to the nearer end,
+ * nearer along the circle. Returns true when it moved.
+ */
+export function clampAngle(s: Float64Array, o: number): boolean {
+  const angle = s[o],
+    min = s[o + 1],
+    max = s[o + 2];
+  if (angle >= min && angle <= max) return false;
+  let toMin = Math.abs(angle - min),
+    toMax = Math.abs(angle - max);
+  if (toMin > Math.PI) toMin = 2 * Math.PI - toMin;
+  if (toMax > Math.PI) toMax = 2 * Math.PI - toMax;
+  s[o] = toMin <= toMax ? min : max;
+  return true;
+}

@@ -1,0 +1,197 @@
+import { projectRotation as projectRotationBinding } from "./jointLimitProjection.js";
+import { LIMIT_FIXED as LIMIT_FIXEDBinding, LIMIT_ROTATION as LIMIT_ROTATIONBinding } from "./limits.js";
+import type { SolvePlan } from "./plan.js";
+import {
+  quatConjugateMultiply as quatConjugateMultiplyBinding,
+  quatFromUnitVectors as quatFromUnitVectorsBinding,
+  quatMultiply as quatMultiplyBinding,
+  quatNormalize as quatNormalizeBinding,
+  quatRotate as quatRotateBinding,
+} from "./quaternion.js";
+
+// Module-local references to imported bindings: hot loops use these, because test transforms turn every
+// read of an import into a getter call, which dominated profiles.
+const projectRotation = projectRotationBinding;
+const LIMIT_FIXED = LIMIT_FIXEDBinding;
+const LIMIT_ROTATION = LIMIT_ROTATIONBinding;
+const quatConjugateMultiply = quatConjugateMultiplyBinding;
+const quatFromUnitVectors = quatFromUnitVectorsBinding;
+const quatMultiply = quatMultiplyBinding;
+const quatNormalize = quatNormalizeBinding;
+const quatRotate = quatRotateBinding;
+
+// Local copies: a constant imported from another module is read through a getter under test transforms.
+const RESIDUAL_SUM_SLOT = 2;
+
+/*
+ * FABRIK under limits can stall above tolerance: each pass pushes a joint past its limit, the projection pulls
+ * it back, and the two passes undo each other (the "lock condition" of the modified-FABRIK literature). When
+ * the error stalls while a joint sits on its limit, the solver takes one damped step of a different kind: a
+ * cyclic-coordinate sweep that turns each joint on the effector's path, from the tip inward, toward the
+ * target, within its limits. Turning one joint at a time slides blocked joints along their limit boundary,
+ * which the position passes cannot do. The step angle shrinks with the remaining error.
+ */
+
+const MIN_STEP = 0.002;
+const MAX_STEP = 0.6;
+/** Step angle per unit of (summed residual / chain reach). */
+const STEP_GAIN = 2;
+
+const Q = 0;
+const V = 4;
+const W = 8;
+const R = 12;
+const L = 16;
+const ID = 20;
+const LIMIT = 32;
+
+export function escapeLock(
+  plan: SolvePlan,
+  c: number,
+  positions: Float64Array,
+  orientations: Float64Array,
+  targets: Float64Array,
+): void {
+  const { effectorPath, effectorPathStart, effectorJoints, componentEffectors, activeJoints } = plan;
+  const { boneLength, numbers } = plan.scratch;
+  let reach = 0;
+  for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++)
+    reach += boneLength[activeJoints[k]];
+  if (!(reach > 0)) return;
+  let step = (STEP_GAIN * numbers[RESIDUAL_SUM_SLOT]) / reach;
+  step = step < MIN_STEP ? MIN_STEP : step > MAX_STEP ? MAX_STEP : step;
+  numbers[4] = step;
+
+  for (let k = plan.componentEffectorStart[c]; k < plan.componentEffectorStart[c + 1]; k++) {
+    const e = componentEffectors[k];
+    const effector = effectorJoints[e];
+    // From the effector's parent inward, ending with the base.
+    for (let i = effectorPathStart[e + 1] - 2; i >= effectorPathStart[e] - 1; i--) {
+      const r = i >= effectorPathStart[e] ? effectorPath[i] : plan.componentBase[c];
+      if (plan.scratch.rotatingIndex[r] < 0) continue;
+      turnToward(plan, c, r, effector, e, positions, orientations, targets);
+    }
+  }
+}
+
+/** Turns joint r by at most numbers[4] radians so the effector swings toward its target; carries r's subtree. */
+function turnToward(
+  plan: SolvePlan,
+  c: number,
+  r: number,
+  effector: number,
+  e: number,
+  positions: Float64Array,
+  orientations: Float64Array,
+  targets: Float64Array,
+): void {
+  const { activeJoints, limits } = plan;
+  const parents = plan.rig.parents;
+  const { temp, currentLocal, localOffset, boneLength, inputLocal, numbers } = plan.scratch;
+  const r3 = 3 * r,
+    r4 = 4 * r;
+  temp[V] = positions[3 * effector] - positions[r3];
+  temp[V + 1] = positions[3 * effector + 1] - positions[r3 + 1];
+  temp[V + 2] = positions[3 * effector + 2] - positions[r3 + 2];
+  temp[W] = targets[3 * e] - positions[r3];
+  temp[W + 1] = targets[3 * e + 1] - positions[r3 + 1];
+  temp[W + 2] = targets[3 * e + 2] - positions[r3 + 2];
+  const lv = Math.sqrt(temp[V] * temp[V] + temp[V + 1] * temp[V + 1] + temp[V + 2] * temp[V + 2]);
+  const lw = Math.sqrt(temp[W] * temp[W] + temp[W + 1] * temp[W + 1] + temp[W + 2] * temp[W + 2]);
+  if (!(lv > 1e-12) || !(lw > 1e-12)) return;
+  for (let i = 0; i < 3; i++) {
+    temp[V + i] /= lv;
+    temp[W + i] /= lw;
+  }
+  quatFromUnitVectors(temp, R, temp, V, temp, W);
+  const step = numbers[4];
+  const half = Math.acos(Math.min(1, Math.abs(temp[R + 3])));
+  if (2 * half > step) {
+    const s = Math.sin(0.5 * step) / Math.sin(half);
+    const sign = temp[R + 3] < 0 ? -1 : 1;
+    temp[R] *= s * sign;
+    temp[R + 1] *= s * sign;
+    temp[R + 2] *= s * sign;
+    temp[R + 3] = Math.cos(0.5 * step);
+  }
+
+  // The subtree of r, in activeJoints: the whole component for its base.
+  const index = plan.activeIndex[r];
+  const from = index >= 0 ? index + 1 : plan.componentStart[c];
+  const to = index >= 0 ? plan.subtreeEnd[index] : plan.componentStart[c + 1];
+  for (let k = from; k < to; k++) {
+    const j = activeJoints[k];
+    quatConjugateMultiply(currentLocal, 4 * j, orientations, 4 * parents[j], orientations, 4 * j);
+  }
+
+  quatMultiply(temp, Q, temp, R, orientations, r4);
+  const p = parents[r];
+  temp[ID] = 0;
+  temp[ID + 1] = 0;
+  temp[ID + 2] = 0;
+  temp[ID + 3] = 1;
+  const parentArray = p >= 0 ? orientations : temp;
+  const po = p >= 0 ? 4 * p : ID;
+  const flags = limits.flags[r];
+  if (flags & LIMIT_FIXED) {
+    quatMultiply(temp, Q, parentArray, po, inputLocal, r4);
+  } else if (flags & LIMIT_ROTATION) {
+    quatConjugateMultiply(temp, L, parentArray, po, temp, Q);
+    quatConjugateMultiply(temp, L, limits.restLocal, r4, temp, L);
+    projectRotation(limits, r, temp, L, temp, LIMIT);
+    quatMultiply(temp, L, limits.restLocal, r4, temp, L);
+    quatMultiply(temp, Q, parentArray, po, temp, L);
+  }
+  for (let i = 0; i < 4; i++) orientations[r4 + i] = temp[Q + i];
+  quatNormalize(orientations, r4);
+
+  for (let k = from; k < to; k++) {
+    const j = activeJoints[k];
+    const q = parents[j];
+    const j3 = 3 * j,
+      q4 = 4 * q;
+    quatRotate(temp, V, orientations, q4, localOffset, j3);
+    const len = boneLength[j];
+    positions[j3] = positions[3 * q] + len * temp[V];
+    positions[j3 + 1] = positions[3 * q + 1] + len * temp[V + 1];
+    positions[j3 + 2] = positions[3 * q + 2] + len * temp[V + 2];
+    quatMultiply(orientations, 4 * j, orientations, q4, currentLocal, 4 * j);
+  }
+}
+
+/** Copies the component's pose (its active joints and base orientation) aside. */
+export function savePose(
+  plan: SolvePlan,
+  c: number,
+  positions: Float64Array,
+  orientations: Float64Array,
+): void {
+  copyPose(plan, c, positions, orientations, plan.scratch.savedPositions, plan.scratch.savedOrientations);
+}
+
+/** Puts back what {@link savePose} kept. */
+export function restorePose(
+  plan: SolvePlan,
+  c: number,
+  positions: Float64Array,
+  orientations: Float64Array,
+): void {
+  copyPose(plan, c, plan.scratch.savedPositions, plan.scratch.savedOrientations, positions, orientations);
+}
+
+function copyPose(
+  plan: SolvePlan,
+  c: number,
+  fromPositions: Float64Array,
+  fromOrientations: Float64Array,
+  toPositions: Float64Array,
+  toOrientations: Float64Array,
+): void {
+  const b4 = 4 * plan.componentBase[c];
+  for (let i = 0; i < 4; i++) toOrientations[b4 + i] = fromOrientations[b4 + i];
+  for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++) {
+    const j = plan.activeJoints[k];
+    for (let i = 0; i < 3; i++) toPositions[3 * j + i] = fromPositions[3 * j + i];
+    for (let i = 0; i < 4; i++) toOrientations[4 * j + i] = fromOrientations[4 * j + i];
+  }
+}

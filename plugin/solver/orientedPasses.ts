@@ -1,0 +1,349 @@
+import { projectRotation as projectRotationBinding } from "./jointLimitProjection.js";
+import {
+  LIMIT_FIXED as LIMIT_FIXEDBinding,
+  LIMIT_ROTATION as LIMIT_ROTATIONBinding,
+  LIMIT_STRETCH as LIMIT_STRETCHBinding,
+} from "./limits.js";
+import type { SolvePlan } from "./plan.js";
+import {
+  quatConjugateMultiply as quatConjugateMultiplyBinding,
+  quatFromUnitVectors as quatFromUnitVectorsBinding,
+  quatMultiply as quatMultiplyBinding,
+  quatMultiplyConjugate as quatMultiplyConjugateBinding,
+  quatNormalize as quatNormalizeBinding,
+  quatRotate as quatRotateBinding,
+} from "./quaternion.js";
+
+// Module-local references to imported bindings: hot loops use these, because test transforms turn every
+// read of an import into a getter call, which dominated profiles.
+const projectRotation = projectRotationBinding;
+const LIMIT_FIXED = LIMIT_FIXEDBinding;
+const LIMIT_ROTATION = LIMIT_ROTATIONBinding;
+const LIMIT_STRETCH = LIMIT_STRETCHBinding;
+const quatConjugateMultiply = quatConjugateMultiplyBinding;
+const quatFromUnitVectors = quatFromUnitVectorsBinding;
+const quatMultiply = quatMultiplyBinding;
+const quatMultiplyConjugate = quatMultiplyConjugateBinding;
+const quatNormalize = quatNormalizeBinding;
+const quatRotate = quatRotateBinding;
+
+/*
+ * FABRIK passes that carry joint orientations along with positions, used for every component that has
+ * joint limits or where branches meet. Each rotating joint is a rigid frame: all its children sit at fixed
+ * offsets in it, so a chest turns its neck and both shoulders together, and a limit is always measured in
+ * the frame its parent really has. Temporaries live in plan.scratch.temp at these offsets.
+ */
+const Q = 0; // candidate orientation
+const V = 4; // vector
+const W = 8; // vector
+const R = 12; // rotation
+const L = 16; // local rotation / Δ
+const ID = 20; // identity quaternion
+const LIMIT = 32; // projectRotation scratch (16)
+const FIT = 48; // rotation-fit sums
+
+const DEGENERATE = 1e-12;
+
+/**
+ * Backward reaching: from the fixed base outward, each rotating joint turns so its children point where the
+ * forward pass left them, within its limits, and its children are placed at bone length in the new frame.
+ */
+export function backwardPassOriented(
+  plan: SolvePlan,
+  c: number,
+  positions: Float64Array,
+  orientations: Float64Array,
+): void {
+  const { rotatingJoints, activeChildStart, activeChildren, limits, rig } = plan;
+  const parents = rig.parents;
+  const { rotatingIndex, boneLength, localOffset, inputLocal, temp } = plan.scratch;
+  const onLimit = plan.report.onLimit;
+  const flags = limits.flags;
+  temp[ID + 3] = 1;
+  for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++) {
+    const r = rotatingJoints[ri];
+    const r3 = 3 * r,
+      r4 = 4 * r;
+    const first = activeChildStart[ri],
+      last = activeChildStart[ri + 1];
+    if (last - first === 1) alignToChild(plan, r, activeChildren[first], positions, orientations, temp, Q);
+    else fitToChildren(plan, r, first, last, positions, orientations, temp, Q, false);
+
+    onLimit[r] = 0;
+    if (flags[r] & LIMIT_ROTATION) {
+      const p = parents[r];
+      const parentArray = p >= 0 ? orientations : temp;
+      const po = p >= 0 ? 4 * p : ID;
+      if (flags[r] & LIMIT_FIXED) {
+        quatMultiply(orientations, r4, parentArray, po, inputLocal, r4);
+      } else {
+        // Δ = rest⁻¹ · parent⁻¹ · candidate, projected, then back to model space.
+        quatConjugateMultiply(temp, L, parentArray, po, temp, Q);
+        quatConjugateMultiply(temp, L, limits.restLocal, r4, temp, L);
+        if (projectRotation(limits, r, temp, L, temp, LIMIT)) onLimit[r] = 1;
+        quatMultiply(temp, L, limits.restLocal, r4, temp, L);
+        quatMultiply(orientations, r4, parentArray, po, temp, L);
+      }
+    } else {
+      orientations[r4] = temp[Q];
+      orientations[r4 + 1] = temp[Q + 1];
+      orientations[r4 + 2] = temp[Q + 2];
+      orientations[r4 + 3] = temp[Q + 3];
+    }
+    quatNormalize(orientations, r4);
+
+    for (let k = first; k < last; k++) {
+      const ch = activeChildren[k];
+      const c3 = 3 * ch;
+      let len = boneLength[ch];
+      if (flags[ch] & LIMIT_STRETCH) {
+        const dx = positions[c3] - positions[r3],
+          dy = positions[c3 + 1] - positions[r3 + 1],
+          dz = positions[c3 + 2] - positions[r3 + 2];
+        len = Math.sqrt(dx * dx + dy * dy + dz * dz);
+        const min = limits.stretch[2 * ch],
+          max = limits.stretch[2 * ch + 1];
+        len = len < min ? min : len > max ? max : len;
+        boneLength[ch] = len;
+      }
+      quatRotate(temp, V, orientations, r4, localOffset, c3);
+      positions[c3] = positions[r3] + len * temp[V];
+      positions[c3 + 1] = positions[r3 + 1] + len * temp[V + 1];
+      positions[c3 + 2] = positions[r3 + 2] + len * temp[V + 2];
+      // A leaf effector keeps its local rotation: it turns with its parent.
+      if (rotatingIndex[ch] < 0) quatMultiply(orientations, 4 * ch, orientations, r4, inputLocal, 4 * ch);
+    }
+  }
+}
+
+/**
+ * Forward reaching: from the effectors inward. A leaf effector goes to its target; a joint with one active
+ * child goes back to bone length from it along the line toward where it was, turned so the child's limit
+ * holds; where branches meet, the joint takes the rigid fit of its children's positions (the weighted
+ * centroid of what each branch proposes), blended with its own target when it is an effector too.
+ */
+export function forwardPassOriented(
+  plan: SolvePlan,
+  c: number,
+  positions: Float64Array,
+  orientations: Float64Array,
+  targets: Float64Array,
+): void {
+  const { activeJoints, activeChildStart, activeChildren, limits, effectorWeights } = plan;
+  const { rotatingIndex, effectorOf, branchWeight, boneLength, localOffset, inputLocal, temp } = plan.scratch;
+  const flags = limits.flags;
+  const start = plan.componentStart[c];
+  for (let k = plan.componentStart[c + 1] - 1; k >= start; k--) {
+    const j = activeJoints[k];
+    const j3 = 3 * j,
+      j4 = 4 * j;
+    const e = effectorOf[j];
+    const ri = rotatingIndex[j];
+    if (ri < 0) {
+      positions[j3] = targets[3 * e];
+      positions[j3 + 1] = targets[3 * e + 1];
+      positions[j3 + 2] = targets[3 * e + 2];
+      continue;
+    }
+    const first = activeChildStart[ri],
+      last = activeChildStart[ri + 1];
+    let px: number, py: number, pz: number;
+    if (last - first === 1) {
+      const ch = activeChildren[first];
+      const c3 = 3 * ch,
+        c4 = 4 * ch;
+      alignToChild(plan, j, ch, positions, orientations, temp, Q);
+      if (rotatingIndex[ch] >= 0 && flags[ch] & LIMIT_ROTATION) {
+        // The child's limit, enforced from this side: keep the child's frame, turn this one.
+        if (flags[ch] & LIMIT_FIXED) {
+          quatMultiplyConjugate(temp, Q, orientations, c4, inputLocal, c4);
+        } else {
+          quatConjugateMultiply(temp, L, temp, Q, orientations, c4);
+          quatConjugateMultiply(temp, L, limits.restLocal, c4, temp, L);
+          projectRotation(limits, ch, temp, L, temp, LIMIT);
+          quatMultiply(temp, L, limits.restLocal, c4, temp, L);
+          quatMultiplyConjugate(temp, Q, orientations, c4, temp, L);
+        }
+      }
+      orientations[j4] = temp[Q];
+      orientations[j4 + 1] = temp[Q + 1];
+      orientations[j4 + 2] = temp[Q + 2];
+      orientations[j4 + 3] = temp[Q + 3];
+      quatNormalize(orientations, j4);
+      let len = boneLength[ch];
+      if (flags[ch] & LIMIT_STRETCH) {
+        const dx = positions[c3] - positions[j3],
+          dy = positions[c3 + 1] - positions[j3 + 1],
+          dz = positions[c3 + 2] - positions[j3 + 2];
+        len = Math.sqrt(dx * dx + dy * dy + dz * dz);
+        const min = limits.stretch[2 * ch],
+          max = limits.stretch[2 * ch + 1];
+        len = len < min ? min : len > max ? max : len;
+        boneLength[ch] = len;
+      }
+      quatRotate(temp, V, orientations, j4, localOffset, c3);
+      px = positions[c3] - len * temp[V];
+      py = positions[c3 + 1] - len * temp[V + 1];
+      pz = positions[c3 + 2] - len * temp[V + 2];
+    } else {
+      fitToChildren(plan, j, first, last, positions, orientations, temp, Q, true);
+      orientations[j4] = temp[Q];
+      orientations[j4 + 1] = temp[Q + 1];
+      orientations[j4 + 2] = temp[Q + 2];
+      orientations[j4 + 3] = temp[Q + 3];
+      px = temp[FIT];
+      py = temp[FIT + 1];
+      pz = temp[FIT + 2];
+    }
+    if (e >= 0) {
+      // An effector with active children: blend its own target with where its branches put it.
+      const we = effectorWeights[e];
+      const wb = branchWeight[j] - we;
+      const s = 1 / (wb + we);
+      px = (wb * px + we * targets[3 * e]) * s;
+      py = (wb * py + we * targets[3 * e + 1]) * s;
+      pz = (wb * pz + we * targets[3 * e + 2]) * s;
+    }
+    positions[j3] = px;
+    positions[j3 + 1] = py;
+    positions[j3 + 2] = pz;
+  }
+}
+
+/**
+ * temp[out..] = the orientation of `r` turned by the shortest arc that points child `ch` from r's position
+ * toward the child's position. Degenerate directions leave the orientation as it is.
+ */
+function alignToChild(
+  plan: SolvePlan,
+  r: number,
+  ch: number,
+  positions: Float64Array,
+  orientations: Float64Array,
+  temp: Float64Array,
+  out: number,
+): void {
+  const r3 = 3 * r,
+    r4 = 4 * r,
+    c3 = 3 * ch;
+  temp[out] = orientations[r4];
+  temp[out + 1] = orientations[r4 + 1];
+  temp[out + 2] = orientations[r4 + 2];
+  temp[out + 3] = orientations[r4 + 3];
+  if (plan.scratch.boneLength[ch] <= 0) return;
+  const dx = positions[c3] - positions[r3],
+    dy = positions[c3 + 1] - positions[r3 + 1],
+    dz = positions[c3 + 2] - positions[r3 + 2];
+  const d = Math.sqrt(dx * dx + dy * dy + dz * dz);
+  if (!(d > DEGENERATE)) return;
+  temp[W] = dx / d;
+  temp[W + 1] = dy / d;
+  temp[W + 2] = dz / d;
+  quatRotate(temp, V, orientations, r4, plan.scratch.localOffset, c3);
+  quatFromUnitVectors(temp, R, temp, V, temp, W);
+  quatMultiply(temp, out, temp, R, temp, out);
+}
+
+/**
+ * temp[out..] = the rotation of `r` that best carries its children's offsets onto their positions
+ * (weighted by branch), found by Müller et al.'s iterative rotation extraction warm-started from the current
+ * orientation. With `free`, r's position is free too: the fit is of centred offsets, and temp[FIT..FIT+2]
+ * receives r's fitted position, the weighted centroid of what each branch proposes.
+ */
+function fitToChildren(
+  plan: SolvePlan,
+  r: number,
+  first: number,
+  last: number,
+  positions: Float64Array,
+  orientations: Float64Array,
+  temp: Float64Array,
+  out: number,
+  free: boolean,
+): void {
+  const { activeChildren } = plan;
+  const { branchWeight, boneLength, localOffset } = plan.scratch;
+  const r3 = 3 * r,
+    r4 = 4 * r;
+  temp[out] = orientations[r4];
+  temp[out + 1] = orientations[r4 + 1];
+  temp[out + 2] = orientations[r4 + 2];
+  temp[out + 3] = orientations[r4 + 3];
+
+  // Centroids: of the children's positions (model) and of their offsets (r's frame).
+  let cx = positions[r3],
+    cy = positions[r3 + 1],
+    cz = positions[r3 + 2];
+  let ox = 0,
+    oy = 0,
+    oz = 0;
+  if (free) {
+    let sw = 0;
+    cx = cy = cz = 0;
+    for (let k = first; k < last; k++) {
+      const ch = activeChildren[k];
+      const w = branchWeight[ch],
+        len = boneLength[ch];
+      cx += w * positions[3 * ch];
+      cy += w * positions[3 * ch + 1];
+      cz += w * positions[3 * ch + 2];
+      ox += w * len * localOffset[3 * ch];
+      oy += w * len * localOffset[3 * ch + 1];
+      oz += w * len * localOffset[3 * ch + 2];
+      sw += w;
+    }
+    cx /= sw;
+    cy /= sw;
+    cz /= sw;
+    ox /= sw;
+    oy /= sw;
+    oz /= sw;
+  }
+
+  // Warm-started every pass, so a few steps a call suffice: the fit converges across passes.
+  for (let iteration = 0; iteration < 4; iteration++) {
+    let wx = 0,
+      wy = 0,
+      wz = 0,
+      dot = 0;
+    for (let k = first; k < last; k++) {
+      const ch = activeChildren[k];
+      const w = branchWeight[ch],
+        len = boneLength[ch];
+      temp[W] = len * localOffset[3 * ch] - ox;
+      temp[W + 1] = len * localOffset[3 * ch + 1] - oy;
+      temp[W + 2] = len * localOffset[3 * ch + 2] - oz;
+      quatRotate(temp, V, temp, out, temp, W);
+      const dx = positions[3 * ch] - cx,
+        dy = positions[3 * ch + 1] - cy,
+        dz = positions[3 * ch + 2] - cz;
+      wx += w * (temp[V + 1] * dz - temp[V + 2] * dy);
+      wy += w * (temp[V + 2] * dx - temp[V] * dz);
+      wz += w * (temp[V] * dy - temp[V + 1] * dx);
+      dot += w * (temp[V] * dx + temp[V + 1] * dy + temp[V + 2] * dz);
+    }
+    const scale = 1 / (Math.abs(dot) + 1e-9);
+    wx *= scale;
+    wy *= scale;
+    wz *= scale;
+    const angle = Math.sqrt(wx * wx + wy * wy + wz * wz);
+    if (!(angle > 1e-10)) break;
+    const s = Math.sin(0.5 * angle) / angle;
+    temp[R] = wx * s;
+    temp[R + 1] = wy * s;
+    temp[R + 2] = wz * s;
+    temp[R + 3] = Math.cos(0.5 * angle);
+    quatMultiply(temp, out, temp, R, temp, out);
+    quatNormalize(temp, out);
+  }
+
+  if (free) {
+    temp[W] = ox;
+    temp[W + 1] = oy;
+    temp[W + 2] = oz;
+    quatRotate(temp, V, temp, out, temp, W);
+    temp[FIT] = cx - temp[V];
+    temp[FIT + 1] = cy - temp[V + 1];
+    temp[FIT + 2] = cz - temp[V + 2];
+  }
+}
