@@ -1,2 +1,15 @@
 // The public API of babylon-fabrik: re-exports only.
 export * from "./solver/index.js";
+export {
+  buildSkeletonRig,
+  buildSkeletonRigs,
+  discoverEndEffectors,
+  findHumanoidRoles,
+  HUMANOID_ROLES,
+  PoseReader,
+  type EndEffectorInfo,
+  type HumanoidRole,
+  type HumanoidRoles,
+  type SkeletonRig,
+  type SkeletonRigOptions,
+} from "./babylon/index.js";

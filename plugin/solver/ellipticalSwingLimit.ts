@@ -4,29 +4,30 @@
  * (an azimuthal equidistant map, so angles up to π stay finite, unlike the tangent-plane cross-section).
  * The allowed region is bounded in each quadrant by a quarter ellipse through the two side angles of that
  * quadrant, e.g. (right, 0) and (0, up). A point outside moves to the NEAREST point of its own quadrant's
- * ellipse in this plane (Euclidean distance in swing space, i.e. in radians), found by Newton's method on
- * Eberly's distance equation, which converges monotonically from t = 0 for points outside.
+ * ellipse in this plane (Euclidean distance in swing space, i.e. in radians).
  */
 
 /**
  * In: `s[o], s[o+1]` a point (x, y) with x, y >= 0 and `s[o+2], s[o+3]` the semi-axes (ex along x, ey along
  * y). Out: `s[o], s[o+1]` the nearest point of the ellipse boundary when the point is outside; unchanged
  * inside. Returns true when it moved the point.
+ *
+ * Eberly's robust formulation ("Distance from a point to an ellipse", 2013): in coordinates scaled by the
+ * minor axis the root is bracketed and found by bisection, which stays exact for any eccentricity (a cone a
+ * thousand times wider than it is tall included), where Newton's method on the raw equation does not.
  */
 export function clampToQuarterEllipse(s: Float64Array, o: number): boolean {
   const x = s[o],
-    y = s[o + 1],
-    ex = s[o + 2],
-    ey = s[o + 3];
-  if (ex <= 1e-12 || ey <= 1e-12) {
+    y = s[o + 1];
+  // An axis under 1e-12 of the other is a segment (the error is below 1e-12 rad); this also keeps
+  // denormal angles out of the scaled coordinates below.
+  const major = Math.max(s[o + 2], s[o + 3]);
+  const ex = s[o + 2] > 1e-12 * major ? s[o + 2] : 0,
+    ey = s[o + 3] > 1e-12 * major ? s[o + 3] : 0;
+  if (!(ex > 0) || !(ey > 0)) {
     // A degenerate quarter: the segment along the axis that still has extent (or just the centre).
-    const nx = ey <= 1e-12 ? Math.min(x, ex) : 0;
-    const ny = ex <= 1e-12 ? Math.min(y, ey) : 0;
-    if (ex <= 1e-12 && ey <= 1e-12) {
-      s[o] = 0;
-      s[o + 1] = 0;
-      return x !== 0 || y !== 0;
-    }
+    const nx = ey > 0 ? 0 : Math.min(x, ex > 0 ? ex : 0);
+    const ny = ex > 0 ? 0 : Math.min(y, ey > 0 ? ey : 0);
     const moved = nx !== x || ny !== y;
     s[o] = nx;
     s[o + 1] = ny;
@@ -35,20 +36,51 @@ export function clampToQuarterEllipse(s: Float64Array, o: number): boolean {
   const u = x / ex,
     v = y / ey;
   if (u * u + v * v <= 1) return false;
-  // Nearest point (ex² x / (t + ex²), ey² y / (t + ey²)) where F(t) = (ex x/(t+ex²))² + (ey y/(t+ey²))² - 1 = 0.
-  const a2 = ex * ex,
-    b2 = ey * ey;
-  let t = 0;
-  for (let i = 0; i < 64; i++) {
-    const p = (ex * x) / (t + a2),
-      q = (ey * y) / (t + b2);
-    const f = p * p + q * q - 1;
-    const df = (-2 * p * p) / (t + a2) - (2 * q * q) / (t + b2);
-    const step = f / df;
-    t -= step;
-    if (!(Math.abs(step) > 1e-15 * (t + a2 + b2))) break;
+  // Major axis first: (e0, p0) the larger semi-axis and its coordinate.
+  const swap = ey > ex;
+  const e0 = swap ? ey : ex,
+    e1 = swap ? ex : ey,
+    p0 = swap ? y : x,
+    p1 = swap ? x : y;
+  let q0: number, q1: number;
+  if (p1 > 0) {
+    if (p0 > 0) {
+      const z0 = p0 / e0,
+        z1 = p1 / e1;
+      const r0 = (e0 / e1) * (e0 / e1);
+      const n0 = r0 * z0;
+      let s0 = z1 - 1,
+        s1 = Math.sqrt(n0 * n0 + z1 * z1) - 1;
+      let root = s0;
+      for (let i = 0; i < 200; i++) {
+        root = 0.5 * (s0 + s1);
+        if (root === s0 || root === s1) break;
+        const a = n0 / (root + r0),
+          b = z1 / (root + 1);
+        const g = a * a + b * b - 1;
+        if (g > 0) s0 = root;
+        else if (g < 0) s1 = root;
+        else break;
+      }
+      q0 = (r0 * p0) / (root + r0);
+      q1 = p1 / (root + 1);
+    } else {
+      q0 = 0;
+      q1 = e1;
+    }
+  } else {
+    const numer = e0 * p0,
+      denom = e0 * e0 - e1 * e1;
+    if (numer < denom) {
+      const t = numer / denom;
+      q0 = e0 * t;
+      q1 = e1 * Math.sqrt(1 - t * t);
+    } else {
+      q0 = e0;
+      q1 = 0;
+    }
   }
-  s[o] = (a2 * x) / (t + a2);
-  s[o + 1] = (b2 * y) / (t + b2);
+  s[o] = swap ? q1 : q0;
+  s[o + 1] = swap ? q0 : q1;
   return true;
 }

@@ -70,8 +70,12 @@ export const DEFAULT_MAX_ITERATIONS = 20;
  * at that rate reaching the tolerance would take more than a thousand further iterations.
  */
 const STALL_FRACTION = 1e-3;
-/** Lock escapes allowed per component and solve. */
+/** Lock escapes allowed per component and solve, and retries of one that did not help. */
 const MAX_ESCAPES = 24;
+const MAX_ATTEMPTS = 3;
+/** An iteration that removes less than this fraction of the error, with a joint on its limit, is a lock. */
+const SLUGGISH_FRACTION = 0.03;
+const ESCAPE_ATTEMPT_SLOT = 5;
 
 const EMPTY_SETTINGS: SolveSettings = {};
 const NO_POLES = new Float64Array(0);
@@ -389,6 +393,7 @@ function solveComponent(
   let previous = Infinity;
   let best = Infinity;
   let escapes = 0;
+  let attempts = 0;
   let iteration = 0;
   while (iteration < maxIterations) {
     iteration++;
@@ -403,20 +408,26 @@ function solveComponent(
     measureResiduals(plan, firstEffector, lastEffector, positions, targets);
     const sum = numbers[RESIDUAL_SUM_SLOT];
     if (numbers[MAX_RESIDUAL_SLOT] <= tolerance) break;
-    if (previous - sum > stall) {
+    // Under limits, crawling counts as stalling too: FABRIK pressed against a limit often creeps (each pass
+    // undoing most of the other) long before it stops outright.
+    const crawling = oriented && previous - sum < SLUGGISH_FRACTION * sum && anyOnLimit(plan, c);
+    if (previous - sum > stall && !crawling) {
       previous = sum;
       continue;
     }
-    // Stalled. Under limits that may be a lock rather than the best reachable pose: escape and go on, as
-    // long as each escape ends better than the best pose so far; otherwise keep that best pose.
+    // Stalled. Under limits that may be a lock rather than the best reachable pose: escape and go on. An
+    // escape that does not end below the best pose so far is retried from that pose with a larger step, a
+    // few times, and then the best pose is kept.
     if (!oriented || !anyOnLimit(plan, c) || escapes >= MAX_ESCAPES || iteration >= maxIterations) break;
     if (sum < best - stall) {
       best = sum;
+      attempts = 0;
       savePose(plan, c, positions, orientations);
     } else {
       restorePose(plan, c, positions, orientations);
-      break;
+      if (++attempts > MAX_ATTEMPTS) break;
     }
+    numbers[ESCAPE_ATTEMPT_SLOT] = attempts;
     escapeLock(plan, c, positions, orientations, targets);
     escapes++;
     previous = Infinity;

@@ -28,14 +28,17 @@ const RESIDUAL_SUM_SLOT = 2;
  * it back, and the two passes undo each other (the "lock condition" of the modified-FABRIK literature). When
  * the error stalls while a joint sits on its limit, the solver takes one damped step of a different kind: a
  * cyclic-coordinate sweep that turns each joint on the effector's path, from the tip inward, toward the
- * target, within its limits. Turning one joint at a time slides blocked joints along their limit boundary,
- * which the position passes cannot do. The step angle shrinks with the remaining error.
+ * target, within its limits (three sweeps). Turning one joint at a time slides blocked joints along their
+ * limit boundary, which the position passes cannot do. The step angle shrinks with the remaining error.
  */
 
-const MIN_STEP = 0.002;
-const MAX_STEP = 0.6;
-/** Step angle per unit of (summed residual / chain reach). */
-const STEP_GAIN = 2;
+const MIN_STEP = 0.01;
+const MAX_STEP = 0.8;
+/** Step angle per unit of (summed residual / chain reach); each retry of a failed escape doubles it. */
+const STEP_GAIN = 10;
+/** Sweeps per escape: one turns the joints nearest the tip most; a few let the inner joints follow. */
+const SWEEPS = 3;
+const ATTEMPT_SLOT = 5;
 
 const Q = 0;
 const V = 4;
@@ -58,20 +61,21 @@ export function escapeLock(
   for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++)
     reach += boneLength[activeJoints[k]];
   if (!(reach > 0)) return;
-  let step = (STEP_GAIN * numbers[RESIDUAL_SUM_SLOT]) / reach;
+  let step = ((STEP_GAIN * numbers[RESIDUAL_SUM_SLOT]) / reach) * 2 ** numbers[ATTEMPT_SLOT];
   step = step < MIN_STEP ? MIN_STEP : step > MAX_STEP ? MAX_STEP : step;
   numbers[4] = step;
 
-  for (let k = plan.componentEffectorStart[c]; k < plan.componentEffectorStart[c + 1]; k++) {
-    const e = componentEffectors[k];
-    const effector = effectorJoints[e];
-    // From the effector's parent inward, ending with the base.
-    for (let i = effectorPathStart[e + 1] - 2; i >= effectorPathStart[e] - 1; i--) {
-      const r = i >= effectorPathStart[e] ? effectorPath[i] : plan.componentBase[c];
-      if (plan.scratch.rotatingIndex[r] < 0) continue;
-      turnToward(plan, c, r, effector, e, positions, orientations, targets);
+  for (let sweep = 0; sweep < SWEEPS; sweep++)
+    for (let k = plan.componentEffectorStart[c]; k < plan.componentEffectorStart[c + 1]; k++) {
+      const e = componentEffectors[k];
+      const effector = effectorJoints[e];
+      // From the effector's parent inward, ending with the base.
+      for (let i = effectorPathStart[e + 1] - 2; i >= effectorPathStart[e] - 1; i--) {
+        const r = i >= effectorPathStart[e] ? effectorPath[i] : plan.componentBase[c];
+        if (plan.scratch.rotatingIndex[r] < 0) continue;
+        turnToward(plan, c, r, effector, e, positions, orientations, targets);
+      }
     }
-  }
 }
 
 /** Turns joint r by at most numbers[4] radians so the effector swings toward its target; carries r's subtree. */

@@ -1,0 +1,39 @@
+// The Babylon adapter's discovery and pose-reading layer: re-exports only.
+export {
+  buildSkeletonRig,
+  buildSkeletonRigs,
+  type SkeletonRig,
+  type SkeletonRigOptions,
+} from "./skeletonRig.js";
+export {
+  findSkeletonGroups,
+  findSkinnedMeshes,
+  type GroupJoint,
+  type SkeletonGroup,
+} from "./skeletonGroups.js";
+export {
+  discoverEndEffectors,
+  findEndEffectors,
+  findEndSite,
+  jointDepths,
+  type EndEffectorInfo,
+} from "./endEffectors.js";
+export {
+  findHumanoidRoles,
+  HUMANOID_ROLES,
+  type HumanoidRole,
+  type HumanoidRoleInput,
+  type HumanoidRoles,
+} from "./humanoidRoles.js";
+export {
+  parseJointName,
+  splitJointName,
+  type BodyPart,
+  type JointNameParts,
+  type Side,
+} from "./jointNames.js";
+export { isAncestor, jointChildren, lowestCommonAncestor } from "./jointTree.js";
+export { PoseReader, type Vector3Like, type WritableVector3 } from "./poseReader.js";
+export { forwardKinematics } from "./forwardKinematics.js";
+export { invertAffineMatrix, setIdentityMatrix, transformPoint } from "./affineMatrix.js";
+export { composeWorldMatrix } from "./worldMatrix.js";

@@ -1,0 +1,54 @@
+/** What a TransformNode or a Bone exposes of its local rotation. */
+export interface RotationSource {
+  readonly rotationQuaternion: {
+    readonly x: number;
+    readonly y: number;
+    readonly z: number;
+    readonly w: number;
+  } | null;
+  /** Euler angles, used by Babylon when `rotationQuaternion` is null. */
+  readonly rotation: { readonly x: number; readonly y: number; readonly z: number };
+}
+
+/**
+ * Writes the local rotation of `source` as a unit quaternion `x y z w` into `out[offset..offset+3]`: its
+ * `rotationQuaternion`, or else its Euler `rotation` read as Babylon does (yaw about Y, then pitch about X,
+ * then roll about Z: q = qYaw * qPitch * qRoll). The result is normalised: glTF quaternions are unit up to
+ * float rounding, and the solver needs unit ones (Babylon would compose a non-unit one as is, which is then
+ * no rotation at all). A zero or non-finite quaternion becomes the identity.
+ *
+ * It takes objects and an index rather than numbers on purpose: doubles passed to a function V8 does not
+ * inline are boxed on the heap, and this runs for every joint every frame.
+ */
+export function readLocalRotation(source: RotationSource, out: Float64Array, offset: number): void {
+  let x: number, y: number, z: number, w: number;
+  const q = source.rotationQuaternion;
+  if (q !== null) {
+    x = q.x;
+    y = q.y;
+    z = q.z;
+    w = q.w;
+  } else {
+    const e = source.rotation;
+    const cy = Math.cos(e.y * 0.5),
+      sy = Math.sin(e.y * 0.5);
+    const cp = Math.cos(e.x * 0.5),
+      sp = Math.sin(e.x * 0.5);
+    const cr = Math.cos(e.z * 0.5),
+      sr = Math.sin(e.z * 0.5);
+    x = cy * sp * cr + sy * cp * sr;
+    y = sy * cp * cr - cy * sp * sr;
+    z = cy * cp * sr - sy * sp * cr;
+    w = cy * cp * cr + sy * sp * sr;
+  }
+  const len = Math.sqrt(x * x + y * y + z * z + w * w);
+  if (len > 0 && Number.isFinite(len)) {
+    out[offset] = x / len;
+    out[offset + 1] = y / len;
+    out[offset + 2] = z / len;
+    out[offset + 3] = w / len;
+  } else {
+    out[offset] = out[offset + 1] = out[offset + 2] = 0;
+    out[offset + 3] = 1;
+  }
+}

@@ -1,0 +1,123 @@
+import { invertAffineMatrix, setIdentityMatrix } from "./affineMatrix.js";
+import { forwardKinematics } from "./forwardKinematics.js";
+import { readLocalRotation, type RotationSource } from "./localRotation.js";
+import { composeWorldMatrix } from "./worldMatrix.js";
+import type { SkeletonRig } from "./skeletonRig.js";
+
+/** Anything with writable x y z, such as a Babylon `Vector3`. */
+export type WritableVector3 = { x: number; y: number; z: number };
+
+/** Anything with readable x y z. */
+export type Vector3Like = { readonly x: number; readonly y: number; readonly z: number };
+
+/**
+ * Reads a rig's current (animated) pose every frame into preallocated arrays, then runs forward kinematics
+ * on them. Build it once per rig; {@link PoseReader.read} allocates nothing.
+ *
+ * The linked TransformNode is the source of truth for glTF joints (Babylon copies it into the Bone only
+ * while rendering, so the Bone lags a frame before that); bare Bones are read directly. World matrices
+ * are never asked of Babylon for joints, and for the model root only when it uses a feature
+ * `composeWorldMatrix` leaves to Babylon (pivots, billboards, bone attachment): so Babylon's same-frame
+ * cache, which misses in-place changes of a parent, never feeds the reader stale matrices.
+ */
+export class PoseReader {
+  /** Local pose per joint, relative to the parent joint: translation (3n), unit rotation (4n), scale (3n). */
+  readonly localTranslations: Float64Array;
+  readonly localRotations: Float64Array;
+  readonly localScales: Float64Array;
+  /** Model-space joint positions (3n); parents' scales, non-uniform included, are applied. */
+  readonly positions: Float64Array;
+  /** Model-space unit orientations (4n): the composed local rotations, scale left out. */
+  readonly orientations: Float64Array;
+  /** Model-space basis per joint (9n): its x, y, z axes with scale; see `forwardKinematics`. */
+  readonly bases: Float64Array;
+  /** The model root's world matrix and its inverse, in Babylon's `Matrix.m` layout (see `affineMatrix`). */
+  readonly modelToWorld = new Float64Array(16);
+  readonly worldToModel = new Float64Array(16);
+  /** False when the model root is scaled to zero; `worldToModel` then holds the identity. */
+  worldToModelValid = true;
+
+  private readonly _nodes: LocalPoseSource[];
+
+  constructor(readonly rig: SkeletonRig) {
+    const n = rig.jointCount;
+    this.localTranslations = new Float64Array(3 * n);
+    this.localRotations = new Float64Array(4 * n);
+    this.localScales = new Float64Array(3 * n);
+    this.positions = new Float64Array(3 * n);
+    this.orientations = new Float64Array(4 * n);
+    this.bases = new Float64Array(9 * n);
+    this._nodes = rig.nodes.map((node, j) => node ?? rig.bones[j][0]);
+    setIdentityMatrix(this.modelToWorld);
+    setIdentityMatrix(this.worldToModel);
+    // A first read fills the arrays and lets Bones create their lazily-built local vectors up front.
+    this.read();
+  }
+
+  /** Copies every joint's local transform, runs forward kinematics, and reads the model root's world matrix. */
+  read(): void {
+    const t = this.localTranslations,
+      r = this.localRotations,
+      s = this.localScales;
+    const sources = this._nodes;
+    const n = sources.length;
+    for (let j = 0; j < n; j++) {
+      const source = sources[j];
+      const p = source.position;
+      t[3 * j] = p.x;
+      t[3 * j + 1] = p.y;
+      t[3 * j + 2] = p.z;
+      readLocalRotation(source, r, 4 * j);
+      const sc = source.scaling;
+      // TransformNodes multiply their scaling by this (it is 1 unless a mesh was mirrored by Babylon).
+      const d = source.scalingDeterminant ?? 1;
+      s[3 * j] = sc.x * d;
+      s[3 * j + 1] = sc.y * d;
+      s[3 * j + 2] = sc.z * d;
+    }
+    forwardKinematics(this.rig.parents, t, r, s, this.positions, this.orientations, this.bases);
+
+    const root = this.rig.modelRoot;
+    if (root === null) return;
+    const w = this.modelToWorld;
+    if (!composeWorldMatrix(root, w)) {
+      // Forced, so an in-place change of the root or its ancestors within one render id is never missed.
+      const m = root.computeWorldMatrix(true).m;
+      for (let i = 0; i < 16; i++) w[i] = m[i];
+    }
+    this.worldToModelValid = invertAffineMatrix(w, this.worldToModel);
+  }
+
+  /** World position of `joint` from the last {@link read}. */
+  getWorldPositionToRef<T extends WritableVector3>(joint: number, result: T): T {
+    const p = this.positions;
+    const m = this.modelToWorld;
+    const x = p[3 * joint],
+      y = p[3 * joint + 1],
+      z = p[3 * joint + 2];
+    result.x = x * m[0] + y * m[4] + z * m[8] + m[12];
+    result.y = x * m[1] + y * m[5] + z * m[9] + m[13];
+    result.z = x * m[2] + y * m[6] + z * m[10] + m[14];
+    return result;
+  }
+
+  /** Brings a world-space point (e.g. an IK target) into model space, with the matrix of the last read. */
+  worldToModelToRef<T extends WritableVector3>(point: Vector3Like, result: T): T {
+    const m = this.worldToModel;
+    const x = point.x,
+      y = point.y,
+      z = point.z;
+    result.x = x * m[0] + y * m[4] + z * m[8] + m[12];
+    result.y = x * m[1] + y * m[5] + z * m[9] + m[13];
+    result.z = x * m[2] + y * m[6] + z * m[10] + m[14];
+    return result;
+  }
+}
+
+/** What the reader needs of a TransformNode or a Bone: both expose their local pose under these names. */
+interface LocalPoseSource extends RotationSource {
+  readonly position: Vector3Like;
+  readonly scaling: Vector3Like;
+  /** TransformNodes only. */
+  readonly scalingDeterminant?: number;
+}

@@ -1,0 +1,299 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  compilePlan,
+  createJointLimits,
+  createPose,
+  createRig,
+  projectRotation,
+  setJointLimit,
+  solvePlan,
+  type JointLimits,
+  type Pose,
+  type Rig,
+} from "../../plugin/index.js";
+import { random } from "./fixtures.js";
+import {
+  axisAngle,
+  deltaOf,
+  expectConsistentPose,
+  limitViolation,
+  mul,
+  restOffsets,
+  rotate,
+} from "./limitChecks.js";
+
+fc.configureGlobal({ seed: 20261121, numRuns: 200 });
+
+/** Forward kinematics from local rotations Δ (relative to rest) per joint. */
+function poseFromDeltas(rig: Rig, limits: JointLimits, deltas: number[][]): Pose {
+  const pose = createPose(rig);
+  const offsets = restOffsets(rig);
+  for (let j = 0; j < rig.jointCount; j++) {
+    const p = rig.parents[j];
+    const restLocal = Array.from(limits.restLocal.subarray(4 * j, 4 * j + 4));
+    const local = mul(restLocal, deltas[j]);
+    const parentQ = p >= 0 ? Array.from(pose.orientations.subarray(4 * p, 4 * p + 4)) : [0, 0, 0, 1];
+    pose.orientations.set(mul(parentQ, local), 4 * j);
+    if (p >= 0) {
+      const v = rotate(parentQ, offsets.subarray(3 * j, 3 * j + 3));
+      for (let i = 0; i < 3; i++) pose.positions[3 * j + i] = pose.positions[3 * p + i] + v[i];
+    }
+  }
+  return pose;
+}
+
+describe("a planar robot arm of hinges limited to ±90°", () => {
+  // Six links of length 1 along +Y; every joint below the tip is a revolute joint about Z, within ±π/2.
+  const links = 6;
+  const parents = Array.from({ length: links + 1 }, (_, i) => i - 1);
+  const rig = createRig({ parents, restPositions: parents.flatMap((_, i) => [0, i, 0]) });
+  const limits = createJointLimits(rig);
+  for (let j = 0; j < links; j++)
+    setJointLimit(limits, j, { hinge: { axis: [0, 0, 1], min: -Math.PI / 2, max: Math.PI / 2 } });
+  const plan = compilePlan(rig, { effectors: [{ joint: links }], limits });
+
+  it("reaches at least 99.5 % of 1000 targets sampled from its own workspace, from a straight start", () => {
+    const rand = random(Number(process.env.SEED ?? 90));
+    const tolerance = 1e-3 * links;
+    let reached = 0,
+      errorSum = 0,
+      iterations = 0,
+      escapes = 0;
+    const failures: string[] = [];
+    const offsets = restOffsets(rig);
+    for (let i = 0; i < 1000; i++) {
+      const angles = Array.from({ length: links + 1 }, (_, j) =>
+        j < links ? (rand() * 2 - 1) * (Math.PI / 2) : 0,
+      );
+      const goal = poseFromDeltas(
+        rig,
+        limits,
+        angles.map((a) => axisAngle([0, 0, 1], a)),
+      );
+      const target = goal.positions.slice(3 * links, 3 * links + 3);
+      const pose = createPose(rig);
+      const report = solvePlan(plan, pose, target, { tolerance, maxIterations: 200 });
+      iterations += report.iterations;
+      escapes += report.escapes;
+      errorSum += report.maxResidual;
+      if (report.converged) reached++;
+      else failures.push(`${i}: residual ${report.maxResidual.toFixed(4)}`);
+      expectConsistentPose(rig, limits, pose, offsets);
+    }
+    console.log(
+      `robot arm: ${reached / 10} % reached, mean error ${(errorSum / 1000).toExponential(2)}, ` +
+        `mean iterations ${(iterations / 1000).toFixed(1)}, lock escapes ${escapes}` +
+        (failures.length ? `; missed ${failures.slice(0, 5).join(", ")}` : ""),
+    );
+    expect(reached).toBeGreaterThanOrEqual(995);
+  });
+});
+
+/** A random unit quaternion (uniform enough for tests). */
+function randomRotation(rand: () => number, maxAngle: number): number[] {
+  let axis: number[];
+  do axis = [2 * rand() - 1, 2 * rand() - 1, 2 * rand() - 1];
+  while (Math.hypot(axis[0], axis[1], axis[2]) < 0.1);
+  return axisAngle(axis, maxAngle * rand());
+}
+
+/** A pose within the limits: random rotations projected onto each joint's limits. */
+function randomLimitedPose(rig: Rig, limits: JointLimits, rand: () => number): Pose {
+  const deltas = Array.from({ length: rig.jointCount }, (_, j) => {
+    const q = Float64Array.from(randomRotation(rand, Math.PI));
+    projectRotation(limits, j, q, 0, new Float64Array(16), 0);
+    return Array.from(q);
+  });
+  return poseFromDeltas(rig, limits, deltas);
+}
+
+describe("limits hold after any solve", () => {
+  const spec = fc.oneof(
+    fc.record({
+      swing: fc.record({
+        up: fc.double({ min: 0, max: Math.PI, noNaN: true }),
+        right: fc.double({ min: 0, max: Math.PI, noNaN: true }),
+        down: fc.double({ min: 0, max: Math.PI, noNaN: true }),
+        left: fc.double({ min: 0, max: Math.PI, noNaN: true }),
+      }),
+      twist: fc.constantFrom(
+        undefined,
+        { min: -0.5, max: 0.5 },
+        { min: 0.1, max: 0.2 },
+        { min: -Math.PI, max: Math.PI },
+      ),
+    }),
+    fc.record({
+      hinge: fc.record({
+        axis: fc.constantFrom([0, 0, 1] as const, [1, 0, 0] as const, [0.3, 0.4, 0.5] as const),
+        min: fc.double({ min: -Math.PI, max: 0, noNaN: true }),
+        max: fc.double({ min: 0, max: Math.PI, noNaN: true }),
+      }),
+    }),
+    fc.constant({ fixed: true }),
+    fc.constant({ twist: { min: -0.3, max: 0.3 } }),
+    fc.constant(undefined),
+  );
+
+  it("every limit holds to 1e-6 rad, bone lengths hold, no NaN, orientations unit and consistent with positions", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2, max: 10 }),
+        fc.array(spec, { minLength: 11, maxLength: 11 }),
+        fc.integer(),
+        fc.tuple(
+          fc.double({ min: -6, max: 6, noNaN: true }),
+          fc.double({ min: -6, max: 6, noNaN: true }),
+          fc.double({ min: -6, max: 6, noNaN: true }),
+        ),
+        (bones, specs, seed, target) => {
+          const rand = random(seed);
+          const parents = Array.from({ length: bones + 1 }, (_, i) => i - 1);
+          const positions = [0, 0, 0];
+          for (let i = 1; i <= bones; i++) {
+            positions.push(
+              positions[3 * i - 3] + rand() - 0.5,
+              positions[3 * i - 2] + 0.5 + rand(),
+              positions[3 * i - 1] + rand() - 0.5,
+            );
+          }
+          // Rest orientations that are not identity, as on real rigs.
+          const orientations = parents.flatMap(() => randomRotation(rand, Math.PI));
+          const rig = createRig({ parents, restPositions: positions, restOrientations: orientations });
+          const limits = createJointLimits(rig);
+          for (let j = 0; j < bones; j++) if (specs[j]) setJointLimit(limits, j, specs[j]);
+          if (rand() < 0.3) setJointLimit(limits, bones, { stretch: { min: 0.5, max: 2 } });
+          const plan = compilePlan(rig, { effectors: [{ joint: bones }], limits });
+          const pose = createPose(rig);
+          const report = solvePlan(plan, pose, Float64Array.from(target), { maxIterations: 30 });
+          expect(Number.isFinite(report.maxResidual)).toBe(true);
+          expectConsistentPose(rig, limits, pose, restOffsets(rig), 1e-6, plan.rotatingJoints);
+        },
+      ),
+    );
+  });
+
+  it("a fixed joint keeps its input local rotation", () => {
+    const rig = createRig({ parents: [-1, 0, 1, 2], restPositions: [0, 0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0] });
+    const limits = createJointLimits(rig);
+    setJointLimit(limits, 1, { fixed: true });
+    const plan = compilePlan(rig, { effectors: [{ joint: 3 }], limits });
+    const pose = poseFromDeltas(rig, limits, [
+      [0, 0, 0, 1],
+      axisAngle([0, 0, 1], 0.4),
+      [0, 0, 0, 1],
+      [0, 0, 0, 1],
+    ]);
+    const before = deltaOf(limits, pose, 1);
+    solvePlan(plan, pose, Float64Array.of(1.5, 1.5, 0.5), { maxIterations: 50 });
+    const after = deltaOf(limits, pose, 1);
+    after.forEach((v, i) => expect(v).toBeCloseTo(before[i], 12));
+  });
+
+  it("a stretchable bone lets the chain reach beyond its rest length, within the stretch range", () => {
+    const rig = createRig({ parents: [-1, 0, 1], restPositions: [0, 0, 0, 0, 1, 0, 0, 2, 0] });
+    const limits = createJointLimits(rig);
+    setJointLimit(limits, 2, { stretch: { min: 0.5, max: 1.5 } });
+    const plan = compilePlan(rig, { effectors: [{ joint: 2 }], limits });
+    const pose = createPose(rig);
+    const report = solvePlan(plan, pose, Float64Array.of(1.2, 2, 0), { maxIterations: 100 });
+    expect(report.converged).toBe(true); // 2.33 away: out of reach at rest lengths (2), within 2.5
+    const len = Math.hypot(
+      pose.positions[6] - pose.positions[3],
+      pose.positions[7] - pose.positions[4],
+      pose.positions[8] - pose.positions[5],
+    );
+    expect(len).toBeGreaterThan(1);
+    expect(len).toBeLessThanOrEqual(1.5 + 1e-12);
+    const far = createPose(rig);
+    solvePlan(plan, far, Float64Array.of(0, 9, 0), { maxIterations: 100 });
+    expect(far.positions[7]).toBeCloseTo(2.5, 9);
+  });
+});
+
+describe("a humanoid arm: shoulder cone, elbow hinge, wrist cone", () => {
+  // T-pose along +X, character facing +Z: "up" is +Y, "right" is bone x up = +Z (forward).
+  const rig = createRig({
+    parents: [-1, 0, 1, 2, 3],
+    restPositions: [0.18, 1.45, 0, 0.46, 1.45, 0, 0.72, 1.45, 0, 0.8, 1.45, 0, 0.88, 1.45, 0],
+    names: ["upperArm", "lowerArm", "hand", "palm", "fingertips"],
+  });
+  const limits = createJointLimits(rig);
+  setJointLimit(limits, 0, {
+    swing: { up: 1.5, right: 1.6, down: 1.4, left: 0.6, upAxis: [0, 1, 0] },
+    twist: { min: -1.2, max: 1.2 },
+  });
+  // The elbow folds the forearm forward (+X toward +Z): a rotation about -Y, never backward.
+  setJointLimit(limits, 1, { hinge: { axis: [0, -1, 0], min: 0, max: 2.5 } });
+  setJointLimit(limits, 2, {
+    swing: { up: 0.5, right: 1, down: 0.5, left: 1, upAxis: [0, 1, 0] },
+    twist: { min: -0.3, max: 0.3 },
+  });
+  const plan = compilePlan(rig, { effectors: [{ joint: "fingertips", chainLength: 4 }], limits });
+  const offsets = restOffsets(rig);
+
+  it("reaches targets sampled from its own limited workspace", () => {
+    const rand = random(5);
+    let reached = 0;
+    for (let i = 0; i < 500; i++) {
+      const goal = randomLimitedPose(rig, limits, rand);
+      const pose = createPose(rig);
+      const report = solvePlan(plan, pose, goal.positions.slice(12, 15), {
+        tolerance: 1e-3,
+        maxIterations: 100,
+      });
+      if (report.converged) reached++;
+      expectConsistentPose(rig, limits, pose, offsets, 1e-6, plan.rotatingJoints);
+    }
+    console.log(`humanoid arm: ${reached / 5} % of 500 reachable targets reached`);
+    expect(reached).toBeGreaterThanOrEqual(495);
+  });
+
+  it("an unreachable target behind the back leaves the arm on the shoulder limit nearest it", () => {
+    const pose = createPose(rig);
+    const report = solvePlan(plan, pose, Float64Array.of(0.18, 1.45, -5), { maxIterations: 100 });
+    expect(report.converged).toBe(false);
+    expect(report.onLimit[0]).toBe(1);
+    // Swung back by the full 0.6 rad, elbow straight: the arm points at (cos 0.6, 0, -sin 0.6).
+    const d = [0, 1, 2].map((i) => pose.positions[12 + i] - pose.positions[i]);
+    const l = Math.hypot(...d);
+    expect(d[0] / l).toBeCloseTo(Math.cos(0.6), 2);
+    expect(d[2] / l).toBeCloseTo(-Math.sin(0.6), 2);
+    expect(limitViolation(limits, pose, 0)).toBeLessThanOrEqual(1e-6);
+    expect(l).toBeCloseTo(0.7, 2);
+  });
+});
+
+describe("poles", () => {
+  // A leg hanging straight down: hip (root), knee, ankle. A target closer than full reach must bend it.
+  const rig = createRig({ parents: [-1, 0, 1], restPositions: [0, 1, 0, 0, 0.5, 0, 0, 0, 0] });
+  for (const side of [1, -1]) {
+    it(`a straight leg bends its knee toward a pole ${side > 0 ? "in front" : "behind"}`, () => {
+      const plan = compilePlan(rig, { effectors: [{ joint: 2, pole: true }] });
+      const pose = createPose(rig);
+      const report = solvePlan(plan, pose, Float64Array.of(0, 0.3, 0.1), {
+        maxIterations: 50,
+        poles: Float64Array.of(0, 0.5, 2 * side),
+      });
+      expect(report.converged).toBe(true);
+      expect(Math.sign(pose.positions[5] - 0.05)).toBe(side);
+    });
+  }
+  it("turns a knee that starts bent the wrong way", () => {
+    const bentBack = createRig({ parents: [-1, 0, 1], restPositions: [0, 1, 0, 0, 0.55, -0.2, 0, 0.1, 0] });
+    const plan = compilePlan(bentBack, { effectors: [{ joint: 2, pole: true }] });
+    const pose = createPose(bentBack);
+    solvePlan(plan, pose, Float64Array.of(0, 0.2, 0.1), {
+      maxIterations: 50,
+      poles: Float64Array.of(0, 0.5, 2),
+    });
+    expect(pose.positions[5]).toBeGreaterThan(0.1);
+  });
+  it("requires the pole positions when an effector has a pole", () => {
+    const plan = compilePlan(rig, { effectors: [{ joint: 2, pole: true }] });
+    expect(() => solvePlan(plan, createPose(rig), Float64Array.of(0, 0.3, 0))).toThrow(
+      /has a pole, so settings\.poles must hold/,
+    );
+  });
+});
