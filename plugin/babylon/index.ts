@@ -37,3 +37,14 @@ export { PoseReader, type Vector3Like, type WritableVector3 } from "./poseReader
 export { forwardKinematics } from "./forwardKinematics.js";
 export { invertAffineMatrix, setIdentityMatrix, transformPoint } from "./affineMatrix.js";
 export { composeWorldMatrix } from "./worldMatrix.js";
+export {
+  FabrikBehavior,
+  type FabrikBehaviorOptions,
+  type FabrikJoint,
+  type FabrikLimitPreset,
+  type FabrikSolvedEvent,
+  type FabrikStage,
+  type FabrikTargetOptions,
+} from "./fabrikBehavior.js";
+export type { QuaternionLike, TargetSource } from "./targetBinding.js";
+export { humanoidLimitPreset } from "./humanoidLimits.js";

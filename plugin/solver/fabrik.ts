@@ -8,6 +8,7 @@ import { FabrikError, describeJoint } from "./errors.js";
 import { LIMIT_ROTATION as LIMIT_ROTATIONBinding, LIMIT_STRETCH as LIMIT_STRETCHBinding } from "./limits.js";
 import {
   escapeLock as escapeLockBinding,
+  reseedFromMidRange as reseedFromMidRangeBinding,
   restorePose as restorePoseBinding,
   savePose as savePoseBinding,
 } from "./lockEscape.js";
@@ -37,6 +38,7 @@ const straightenIfOutOfReach = straightenIfOutOfReachBinding;
 const LIMIT_ROTATION = LIMIT_ROTATIONBinding;
 const LIMIT_STRETCH = LIMIT_STRETCHBinding;
 const escapeLock = escapeLockBinding;
+const reseedFromMidRange = reseedFromMidRangeBinding;
 const restorePose = restorePoseBinding;
 const savePose = savePoseBinding;
 const backwardPassOriented = backwardPassOrientedBinding;
@@ -70,8 +72,7 @@ export const DEFAULT_MAX_ITERATIONS = 20;
  * at that rate reaching the tolerance would take more than a thousand further iterations.
  */
 const STALL_FRACTION = 1e-3;
-/** Lock escapes allowed per component and solve, and retries of one that did not help. */
-const MAX_ESCAPES = 24;
+/** Retries of a lock escape that found nothing better (escapes themselves are bounded by the iteration cap). */
 const MAX_ATTEMPTS = 3;
 /** An iteration that removes less than this fraction of the error, with a joint on its limit, is a lock. */
 const SLUGGISH_FRACTION = 0.03;
@@ -391,9 +392,13 @@ function solveComponent(
 
   const stall = STALL_FRACTION * tolerance;
   let previous = Infinity;
+  // Under limits the error need not fall monotonically, so the best pose seen is kept aside and is what the
+  // solve returns if it ends worse, and what every lock escape starts from.
   let best = Infinity;
+  let bestAtLastEscape = Infinity;
   let escapes = 0;
   let attempts = 0;
+  let reseeded = false;
   let iteration = 0;
   while (iteration < maxIterations) {
     iteration++;
@@ -407,7 +412,14 @@ function solveComponent(
     }
     measureResiduals(plan, firstEffector, lastEffector, positions, targets);
     const sum = numbers[RESIDUAL_SUM_SLOT];
-    if (numbers[MAX_RESIDUAL_SLOT] <= tolerance) break;
+    if (numbers[MAX_RESIDUAL_SLOT] <= tolerance) {
+      best = Infinity; // this pose is the answer
+      break;
+    }
+    if (oriented && sum < best) {
+      best = sum;
+      savePose(plan, c, positions, orientations);
+    }
     // Under limits, crawling counts as stalling too: FABRIK pressed against a limit often creeps (each pass
     // undoing most of the other) long before it stops outright.
     const crawling = oriented && previous - sum < SLUGGISH_FRACTION * sum && anyOnLimit(plan, c);
@@ -415,18 +427,22 @@ function solveComponent(
       previous = sum;
       continue;
     }
-    // Stalled. Under limits that may be a lock rather than the best reachable pose: escape and go on. An
-    // escape that does not end below the best pose so far is retried from that pose with a larger step, a
-    // few times, and then the best pose is kept.
-    if (!oriented || !anyOnLimit(plan, c) || escapes >= MAX_ESCAPES || iteration >= maxIterations) break;
-    if (sum < best - stall) {
-      best = sum;
+    // Stalled. Under limits that may be a lock rather than the best reachable pose: escape from the best
+    // pose and go on. When the previous escape found nothing better, retry with a larger step, a few times.
+    if (!oriented || !anyOnLimit(plan, c) || iteration >= maxIterations) break;
+    if (best < bestAtLastEscape - stall) attempts = 0;
+    else if (++attempts > MAX_ATTEMPTS) {
+      // Escapes stopped helping: once, start over from mid-range, keeping the best pose aside.
+      if (reseeded) break;
+      reseeded = true;
       attempts = 0;
-      savePose(plan, c, positions, orientations);
-    } else {
-      restorePose(plan, c, positions, orientations);
-      if (++attempts > MAX_ATTEMPTS) break;
+      bestAtLastEscape = Infinity;
+      reseedFromMidRange(plan, c, positions, orientations);
+      previous = Infinity;
+      continue;
     }
+    bestAtLastEscape = best;
+    restorePose(plan, c, positions, orientations);
     numbers[ESCAPE_ATTEMPT_SLOT] = attempts;
     escapeLock(plan, c, positions, orientations, targets);
     escapes++;
@@ -434,7 +450,10 @@ function solveComponent(
   }
   if (best < Infinity) {
     measureResiduals(plan, firstEffector, lastEffector, positions, targets);
-    if (numbers[RESIDUAL_SUM_SLOT] > best) restorePose(plan, c, positions, orientations);
+    if (numbers[RESIDUAL_SUM_SLOT] > best) {
+      restorePose(plan, c, positions, orientations);
+      measureResiduals(plan, firstEffector, lastEffector, positions, targets);
+    }
   }
   plan.report.escapes += escapes;
   if (!oriented) orientChainFromPositions(plan, c, positions, orientations);
@@ -448,13 +467,22 @@ function anyOnLimit(plan: SolvePlan, c: number): boolean {
   return false;
 }
 
-/** Re-places a component whose base an earlier component carried away: rigidly, from its input locals. */
+/**
+ * Re-places a component whose base an earlier component carried away: rigidly, from its input locals. The
+ * carried pose is this component's input from here on, so its bone directions are measured again.
+ */
 function followBase(plan: SolvePlan, c: number, positions: Float64Array, orientations: Float64Array): void {
   const b = plan.componentBase[c];
   const p = plan.rig.parents[b];
+  const { inputDirection, temp } = plan.scratch;
   quatMultiply(orientations, 4 * b, orientations, 4 * p, plan.scratch.inputLocal, 4 * b);
-  for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++)
-    placeRigidly(plan, plan.activeJoints[k], positions, orientations);
+  for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++) {
+    const j = plan.activeJoints[k];
+    placeRigidly(plan, j, positions, orientations);
+    inputDirection[3 * j] = temp[4];
+    inputDirection[3 * j + 1] = temp[5];
+    inputDirection[3 * j + 2] = temp[6];
+  }
 }
 
 /** The passive joints of a component that moved follow their parents rigidly. */

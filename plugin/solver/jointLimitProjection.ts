@@ -17,7 +17,8 @@ const LIMIT_TWIST = LIMIT_TWISTBinding;
 
 /**
  * Projects Δ, a joint's rotation relative to its rest local rotation (4 numbers at `q[o]`), onto the joint's
- * swing, twist or hinge limits, in place. Returns true when Δ was outside (it now lies on the boundary).
+ * swing, twist or hinge limits, in place. Returns true when Δ changed. `scratch[so + 7]` says whether it was
+ * clamped onto a boundary (for a hinge, removing rotation off its axis changes Δ without that).
  *
  * Swing and twist split Δ = swing · twist about the bone axis (twist leaves the axis where it is, swing moves
  * it by the shortest arc). The twist angle is clamped to [min, max]; the swung axis is clamped into the
@@ -33,6 +34,7 @@ export function projectRotation(
   so: number,
 ): boolean {
   const flags = limits.flags[j];
+  scratch[so + 7] = 0;
   if (flags & LIMIT_HINGE) return projectHinge(limits, j, q, o, scratch, so);
   if ((flags & (LIMIT_SWING | LIMIT_TWIST)) === 0) return false;
 
@@ -46,8 +48,30 @@ export function projectRotation(
     qz = q[o + 2],
     qw = q[o + 3];
 
-  // Twist: the part of Δ about the bone axis.
+  // Cheap tests first: most joints most of the time are well inside their limits. The swing takes the bone
+  // axis where Δ does (twist about the axis leaves it), so s = Δ·a; inside the cone's inscribed circle
+  // (cos θ >= cos of the smallest side angle) the swing needs no ellipse at all.
   const along = qx * ax + qy * ay + qz * az;
+  let twistInside = true;
+  if (flags & LIMIT_TWIST) {
+    let angle = 2 * Math.atan2(along, qw);
+    if (angle > Math.PI) angle -= 2 * Math.PI;
+    else if (angle <= -Math.PI) angle += 2 * Math.PI;
+    twistInside = angle >= limits.twist[2 * j] && angle <= limits.twist[2 * j + 1];
+  }
+  if (twistInside) {
+    if ((flags & LIMIT_SWING) === 0) return false;
+    const cx = 2 * (qy * az - qz * ay),
+      cy = 2 * (qz * ax - qx * az),
+      cz = 2 * (qx * ay - qy * ax);
+    const cos =
+      ax * (ax + qw * cx + (qy * cz - qz * cy)) +
+      ay * (ay + qw * cy + (qz * cx - qx * cz)) +
+      az * (az + qw * cz + (qx * cy - qy * cx));
+    if (cos >= limits.swingCosMin[j]) return false;
+  }
+
+  // Twist: the part of Δ about the bone axis.
   const tl = Math.sqrt(along * along + qw * qw);
   let tx = 0,
     ty = 0,
@@ -145,6 +169,7 @@ export function projectRotation(
   }
 
   if (changed) {
+    scratch[so + 7] = 1;
     // Δ = swing · twist
     q[o] = sw * tx + sx * tw + sy * tz - sz * ty;
     q[o + 1] = sw * ty - sx * tz + sy * tw + sz * tx;
@@ -211,13 +236,21 @@ function projectHinge(
   scratch[so + 5] = limits.hinge[2 * j];
   scratch[so + 6] = limits.hinge[2 * j + 1];
   const clamped = clampAngle(scratch, so + 4);
+  scratch[so + 7] = clamped ? 1 : 0;
   const half = 0.5 * scratch[so + 4];
   const s = Math.sin(half);
-  q[o] = hx * s;
-  q[o + 1] = hy * s;
-  q[o + 2] = hz * s;
-  q[o + 3] = Math.cos(half);
-  return clamped;
+  const nx = hx * s,
+    ny = hy * s,
+    nz = hz * s,
+    nw = Math.cos(half);
+  // Unchanged when Δ already was that pure, in-range turn about the axis (q and -q are the same turn).
+  const dot = nx * qx + ny * qy + nz * qz + nw * qw;
+  if (!clamped && Math.abs(dot) > 1 - 1e-15) return false;
+  q[o] = nx;
+  q[o + 1] = ny;
+  q[o + 2] = nz;
+  q[o + 3] = nw;
+  return true;
 }
 
 /**

@@ -75,13 +75,18 @@ export interface JointLimits {
   readonly specs: (JointLimitSpec | undefined)[];
   /** Rest local rotation per joint (4 per joint): the parent-relative rotation the limits measure from. */
   readonly restLocal: Float64Array;
-  /** Bone axis per joint in its rest frame: toward its main child (the one with most descendants), else its parent bone's direction. */
+  /**
+   * Bone axis per joint in its rest frame: toward its main child (the one best continuing the incoming bone;
+   * for a root, the one with most descendants), else along its parent's bone.
+   */
   readonly boneAxis: Float64Array;
   /** Swing-cone reference axes in the rest frame, perpendicular to the bone axis (right = bone × up). */
   readonly upAxis: Float64Array;
   readonly rightAxis: Float64Array;
   /** up, right, down, left per joint. */
   readonly swing: Float64Array;
+  /** Cosine of the smallest of the four swing angles: a swing within it is inside the cone for sure. */
+  readonly swingCosMin: Float64Array;
   /** min, max per joint (twist, hinge angle, stretch length). */
   readonly twist: Float64Array;
   readonly hinge: Float64Array;
@@ -102,6 +107,7 @@ export function createJointLimits(rig: Rig): JointLimits {
     upAxis: new Float64Array(3 * n),
     rightAxis: new Float64Array(3 * n),
     swing: new Float64Array(4 * n),
+    swingCosMin: new Float64Array(n),
     twist: new Float64Array(2 * n),
     hinge: new Float64Array(2 * n),
     stretch: new Float64Array(2 * n),
@@ -187,6 +193,7 @@ export function setJointLimit(limits: JointLimits, joint: number, spec: JointLim
     limits.swing[j4 + 1] = swing.right;
     limits.swing[j4 + 2] = swing.down;
     limits.swing[j4 + 3] = swing.left;
+    limits.swingCosMin[joint] = Math.cos(Math.min(swing.up, swing.right, swing.down, swing.left));
     setSwingFrame(limits, joint, up);
   }
   if (twist !== undefined) {
@@ -282,12 +289,31 @@ function computeRestFrames(limits: JointLimits): void {
     if (p >= 0) quatConjugateMultiply(restLocal, 4 * j, restOrientations, 4 * p, restOrientations, 4 * j);
     else restLocal.set(restOrientations.subarray(4 * j, 4 * j + 4), 4 * j);
 
-    // The bone axis: toward the main child; a leaf continues its parent's bone.
+    // The bone axis: toward the main child, the one that best continues the bone coming in (a chest's neck
+    // rather than a clavicle, a hand's middle finger rather than its thumb); for a root, the child with the
+    // most descendants. A leaf continues its parent's bone.
     let main = -1;
+    let best = -Infinity;
     for (let k = childStart[j]; k < childStart[j + 1]; k++) {
       const c = children[k];
-      if (main < 0 || descendants[c] > descendants[main]) {
-        if (distanceSquared(restPositions, c, j) > 0) main = c;
+      if (!(distanceSquared(restPositions, c, j) > 0)) continue;
+      let score: number;
+      if (p >= 0 && distanceSquared(restPositions, j, p) > 0) {
+        const ix = restPositions[3 * j] - restPositions[3 * p],
+          iy = restPositions[3 * j + 1] - restPositions[3 * p + 1],
+          iz = restPositions[3 * j + 2] - restPositions[3 * p + 2];
+        const ox = restPositions[3 * c] - restPositions[3 * j],
+          oy = restPositions[3 * c + 1] - restPositions[3 * j + 1],
+          oz = restPositions[3 * c + 2] - restPositions[3 * j + 2];
+        score =
+          (ix * ox + iy * oy + iz * oz) /
+          Math.sqrt((ix * ix + iy * iy + iz * iz) * (ox * ox + oy * oy + oz * oz));
+      } else {
+        score = descendants[c];
+      }
+      if (score > best) {
+        best = score;
+        main = c;
       }
     }
     let ok = false;

@@ -1,6 +1,7 @@
 import { projectRotation as projectRotationBinding } from "./jointLimitProjection.js";
 import {
   LIMIT_FIXED as LIMIT_FIXEDBinding,
+  LIMIT_HINGE as LIMIT_HINGEBinding,
   LIMIT_ROTATION as LIMIT_ROTATIONBinding,
   LIMIT_STRETCH as LIMIT_STRETCHBinding,
 } from "./limits.js";
@@ -18,6 +19,7 @@ import {
 // read of an import into a getter call, which dominated profiles.
 const projectRotation = projectRotationBinding;
 const LIMIT_FIXED = LIMIT_FIXEDBinding;
+const LIMIT_HINGE = LIMIT_HINGEBinding;
 const LIMIT_ROTATION = LIMIT_ROTATIONBinding;
 const LIMIT_STRETCH = LIMIT_STRETCHBinding;
 const quatConjugateMultiply = quatConjugateMultiplyBinding;
@@ -66,8 +68,13 @@ export function backwardPassOriented(
       r4 = 4 * r;
     const first = activeChildStart[ri],
       last = activeChildStart[ri + 1];
-    if (last - first === 1) alignToChild(plan, r, activeChildren[first], positions, orientations, temp, Q);
-    else fitToChildren(plan, r, first, last, positions, orientations, temp, Q, false);
+    if (last - first === 1) {
+      const ch = activeChildren[first];
+      alignToChild(plan, r, ch, positions, orientations, temp, Q);
+      if (flags[ch] & LIMIT_HINGE && rotatingIndex[ch] >= 0) rollForHinge(plan, r, ch, positions, temp);
+    } else {
+      fitToChildren(plan, r, first, last, positions, orientations, temp, Q, false);
+    }
 
     onLimit[r] = 0;
     if (flags[r] & LIMIT_ROTATION) {
@@ -80,9 +87,13 @@ export function backwardPassOriented(
         // Δ = rest⁻¹ · parent⁻¹ · candidate, projected, then back to model space.
         quatConjugateMultiply(temp, L, parentArray, po, temp, Q);
         quatConjugateMultiply(temp, L, limits.restLocal, r4, temp, L);
-        if (projectRotation(limits, r, temp, L, temp, LIMIT)) onLimit[r] = 1;
-        quatMultiply(temp, L, limits.restLocal, r4, temp, L);
-        quatMultiply(orientations, r4, parentArray, po, temp, L);
+        if (projectRotation(limits, r, temp, L, temp, LIMIT)) {
+          onLimit[r] = temp[LIMIT + 7];
+          quatMultiply(temp, L, limits.restLocal, r4, temp, L);
+          quatMultiply(orientations, r4, parentArray, po, temp, L);
+        } else {
+          for (let i = 0; i < 4; i++) orientations[r4 + i] = temp[Q + i];
+        }
       }
     } else {
       orientations[r4] = temp[Q];
@@ -160,9 +171,10 @@ export function forwardPassOriented(
         } else {
           quatConjugateMultiply(temp, L, temp, Q, orientations, c4);
           quatConjugateMultiply(temp, L, limits.restLocal, c4, temp, L);
-          projectRotation(limits, ch, temp, L, temp, LIMIT);
-          quatMultiply(temp, L, limits.restLocal, c4, temp, L);
-          quatMultiplyConjugate(temp, Q, orientations, c4, temp, L);
+          if (projectRotation(limits, ch, temp, L, temp, LIMIT)) {
+            quatMultiply(temp, L, limits.restLocal, c4, temp, L);
+            quatMultiplyConjugate(temp, Q, orientations, c4, temp, L);
+          }
         }
       }
       orientations[j4] = temp[Q];
@@ -208,6 +220,107 @@ export function forwardPassOriented(
     positions[j3 + 1] = py;
     positions[j3 + 2] = pz;
   }
+}
+
+/**
+ * A hinge below `r` can only bend in the plane its axis allows, so the shortest-arc turn of r may leave that
+ * plane facing away from where the hinge's own child needs to go, with the hinge pinned on a limit (an elbow
+ * that would have to bend backward). Roll r's candidate orientation (temp[Q..]) about its bone so the hinge
+ * axis is perpendicular to both bones, choosing of the two such rolls the one whose bend angle lies in the
+ * hinge's range (or nearer to it). r's own twist limit is applied afterwards and may take some roll back.
+ */
+function rollForHinge(
+  plan: SolvePlan,
+  r: number,
+  ch: number,
+  positions: Float64Array,
+  temp: Float64Array,
+): void {
+  const { activeChildStart, activeChildren, limits } = plan;
+  const ri = plan.scratch.rotatingIndex[ch];
+  if (activeChildStart[ri + 1] - activeChildStart[ri] !== 1) return;
+  const gc = activeChildren[activeChildStart[ri]];
+  const r3 = 3 * r,
+    c3 = 3 * ch,
+    g3 = 3 * gc,
+    c4 = 4 * ch;
+  // d1: r's bone (already aligned); d2: where the hinge's child bone should point.
+  let ax = positions[c3] - positions[r3],
+    ay = positions[c3 + 1] - positions[r3 + 1],
+    az = positions[c3 + 2] - positions[r3 + 2];
+  let bx = positions[g3] - positions[c3],
+    by = positions[g3 + 1] - positions[c3 + 1],
+    bz = positions[g3 + 2] - positions[c3 + 2];
+  const al = Math.sqrt(ax * ax + ay * ay + az * az),
+    bl = Math.sqrt(bx * bx + by * by + bz * bz);
+  if (!(al > DEGENERATE) || !(bl > DEGENERATE)) return;
+  ax /= al;
+  ay /= al;
+  az /= al;
+  bx /= bl;
+  by /= bl;
+  bz /= bl;
+  let nx = ay * bz - az * by,
+    ny = az * bx - ax * bz,
+    nz = ax * by - ay * bx;
+  const nl = Math.sqrt(nx * nx + ny * ny + nz * nz);
+  if (nl < 1e-6) return; // the bones are in line: any roll serves
+  nx /= nl;
+  ny /= nl;
+  nz /= nl;
+  // The hinge axis and the hinge child's zero-angle direction under the candidate: Q · restLocal(ch) · v.
+  quatMultiply(temp, L, temp, Q, limits.restLocal, c4);
+  quatRotate(temp, V, temp, L, limits.hingeAxis, c3);
+  quatRotate(temp, W, temp, L, limits.boneAxis, c3);
+  const hd = temp[V] * ax + temp[V + 1] * ay + temp[V + 2] * az;
+  let hx = temp[V] - hd * ax,
+    hy = temp[V + 1] - hd * ay,
+    hz = temp[V + 2] - hd * az;
+  const hl = Math.sqrt(hx * hx + hy * hy + hz * hz);
+  if (hl < 1e-6) return; // the hinge turns about r's bone: rolling cannot help
+  hx /= hl;
+  hy /= hl;
+  hz /= hl;
+  const min = limits.hinge[2 * ch],
+    max = limits.hinge[2 * ch + 1];
+  let bestRoll = 0,
+    bestMiss = Infinity;
+  for (let side = -1; side <= 1; side += 2) {
+    // Roll about d1 taking h onto side·n.
+    const tx = side * nx,
+      ty = side * ny,
+      tz = side * nz;
+    const roll = Math.atan2(
+      ax * (hy * tz - hz * ty) + ay * (hz * tx - hx * tz) + az * (hx * ty - hy * tx),
+      hx * tx + hy * ty + hz * tz,
+    );
+    // The zero-angle child direction rolled the same way (Rodrigues about d1), then the bend about side·n.
+    const cs = Math.cos(roll),
+      sn = Math.sin(roll);
+    const w0 = temp[W],
+      w1 = temp[W + 1],
+      w2 = temp[W + 2];
+    const dot = ax * w0 + ay * w1 + az * w2;
+    const zx = w0 * cs + (ay * w2 - az * w1) * sn + ax * dot * (1 - cs),
+      zy = w1 * cs + (az * w0 - ax * w2) * sn + ay * dot * (1 - cs),
+      zz = w2 * cs + (ax * w1 - ay * w0) * sn + az * dot * (1 - cs);
+    const bend = Math.atan2(
+      tx * (zy * bz - zz * by) + ty * (zz * bx - zx * bz) + tz * (zx * by - zy * bx),
+      zx * bx + zy * by + zz * bz,
+    );
+    const miss = bend < min ? min - bend : bend > max ? bend - max : 0;
+    if (miss < bestMiss - 1e-12 || (miss <= bestMiss + 1e-12 && Math.abs(roll) < Math.abs(bestRoll))) {
+      bestMiss = miss;
+      bestRoll = roll;
+    }
+  }
+  if (bestRoll === 0) return;
+  const s = Math.sin(0.5 * bestRoll);
+  temp[R] = ax * s;
+  temp[R + 1] = ay * s;
+  temp[R + 2] = az * s;
+  temp[R + 3] = Math.cos(0.5 * bestRoll);
+  quatMultiply(temp, Q, temp, R, temp, Q);
 }
 
 /**

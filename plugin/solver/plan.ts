@@ -144,6 +144,7 @@ export interface PlanScratch {
   /** Position and orientation copies for the lock escape to fall back on. */
   readonly savedPositions: Float64Array;
   readonly savedOrientations: Float64Array;
+  readonly savedOnLimit: Uint8Array;
   /** Temporaries for quaternion maths. */
   readonly temp: Float64Array;
   /** Per-solve numbers (tolerance, residuals...), kept here so they are never boxed on the way to helpers. */
@@ -416,6 +417,7 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
       componentOriented: new Uint8Array(componentCount),
       savedPositions: new Float64Array(3 * n),
       savedOrientations: new Float64Array(4 * n),
+      savedOnLimit: new Uint8Array(n),
       temp: new Float64Array(64),
       numbers: new Float64Array(8),
     },

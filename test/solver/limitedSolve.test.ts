@@ -13,15 +13,7 @@ import {
   type Rig,
 } from "../../plugin/index.js";
 import { random } from "./fixtures.js";
-import {
-  axisAngle,
-  deltaOf,
-  expectConsistentPose,
-  limitViolation,
-  mul,
-  restOffsets,
-  rotate,
-} from "./limitChecks.js";
+import { axisAngle, deltaOf, expectConsistentPose, mul, restOffsets, rotate } from "./limitChecks.js";
 
 fc.configureGlobal({ seed: 20261121, numRuns: 200 });
 
@@ -98,12 +90,19 @@ function randomRotation(rand: () => number, maxAngle: number): number[] {
   return axisAngle(axis, maxAngle * rand());
 }
 
-/** A pose within the limits: random rotations projected onto each joint's limits. */
+/**
+ * A pose spread over the inside of the limits: random rotations brought onto each joint's limit shape (a
+ * hinge keeps only its turn) and kept only when that did not clamp them onto a boundary.
+ */
 function randomLimitedPose(rig: Rig, limits: JointLimits, rand: () => number): Pose {
+  const scratch = new Float64Array(16);
   const deltas = Array.from({ length: rig.jointCount }, (_, j) => {
-    const q = Float64Array.from(randomRotation(rand, Math.PI));
-    projectRotation(limits, j, q, 0, new Float64Array(16), 0);
-    return Array.from(q);
+    for (let attempt = 0; attempt < 10000; attempt++) {
+      const q = Float64Array.from(randomRotation(rand, Math.PI));
+      projectRotation(limits, j, q, 0, scratch, 0);
+      if (scratch[7] === 0) return Array.from(q);
+    }
+    throw new Error(`no pose inside the limits of joint ${j}`);
   });
   return poseFromDeltas(rig, limits, deltas);
 }
@@ -246,22 +245,50 @@ describe("a humanoid arm: shoulder cone, elbow hinge, wrist cone", () => {
       if (report.converged) reached++;
       expectConsistentPose(rig, limits, pose, offsets, 1e-6, plan.rotatingJoints);
     }
-    console.log(`humanoid arm: ${reached / 5} % of 500 reachable targets reached`);
+    console.log(`humanoid arm: ${reached / 5} % of 500 reachable targets reached from the rest pose`);
     expect(reached).toBeGreaterThanOrEqual(495);
   });
 
-  it("an unreachable target behind the back leaves the arm on the shoulder limit nearest it", () => {
-    const pose = createPose(rig);
-    const report = solvePlan(plan, pose, Float64Array.of(0.18, 1.45, -5), { maxIterations: 100 });
-    expect(report.converged).toBe(false);
-    expect(report.onLimit[0]).toBe(1);
-    // Swung back by the full 0.6 rad, elbow straight: the arm points at (cos 0.6, 0, -sin 0.6).
-    const d = [0, 1, 2].map((i) => pose.positions[12 + i] - pose.positions[i]);
-    const l = Math.hypot(...d);
-    expect(d[0] / l).toBeCloseTo(Math.cos(0.6), 2);
-    expect(d[2] / l).toBeCloseTo(-Math.sin(0.6), 2);
-    expect(limitViolation(limits, pose, 0)).toBeLessThanOrEqual(1e-6);
-    expect(l).toBeCloseTo(0.7, 2);
+  it("unreachable targets end on a limit, as near the target as the limits allow", () => {
+    // The nearest a target can be approached, estimated by sampling 20 000 poses inside and on the limits.
+    const rand = random(17);
+    const samples: Float64Array[] = [];
+    for (let i = 0; i < 20000; i++) {
+      const deltas = Array.from({ length: rig.jointCount }, (_, j) => {
+        const q = Float64Array.from(randomRotation(rand, Math.PI));
+        projectRotation(limits, j, q, 0, new Float64Array(16), 0);
+        return Array.from(q);
+      });
+      samples.push(poseFromDeltas(rig, limits, deltas).positions.slice(12, 15));
+    }
+    const gaps: number[] = [];
+    for (const target of [
+      [0.18, 1.45, -5], // behind the back
+      [-3, 1.45, 0], // across the body
+      [0.5, 6, -1], // high up and back
+      [4, -3, 2], // far down and forward
+    ]) {
+      const t = Float64Array.from(target);
+      const pose = createPose(rig);
+      const report = solvePlan(plan, pose, t, { maxIterations: 100 });
+      expect(report.converged).toBe(false);
+      // On a limit: one the solve had to clamp, or the elbow straight at its hinge minimum (the arm fully
+      // stretched toward a target in a direction the shoulder allows).
+      const elbowAngle = 2 * Math.acos(Math.min(1, Math.abs(deltaOf(limits, pose, 1)[3])));
+      expect(
+        Array.from(plan.rotatingJoints).some((j) => report.onLimit[j] === 1) || elbowAngle < 1e-6,
+        `target ${target}`,
+      ).toBe(true);
+      expectConsistentPose(rig, limits, pose, offsets, 1e-6, plan.rotatingJoints);
+      let nearest = Infinity;
+      for (const p of samples) nearest = Math.min(nearest, Math.hypot(p[0] - t[0], p[1] - t[1], p[2] - t[2]));
+      gaps.push(report.maxResidual - nearest);
+      // Within 1 % of the arm's reach (0.7) of the best of 20 000 sampled poses.
+      expect(report.maxResidual, `target ${target}`).toBeLessThanOrEqual(nearest + 0.007);
+    }
+    console.log(
+      `unreachable arm targets: distance beyond the best sampled pose ${gaps.map((g) => g.toFixed(4)).join(", ")}`,
+    );
   });
 });
 

@@ -1,0 +1,878 @@
+import type { Behavior } from "@babylonjs/core/Behaviors/behavior.js";
+import type { Bone } from "@babylonjs/core/Bones/bone.js";
+import type { Skeleton } from "@babylonjs/core/Bones/skeleton.js";
+import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
+import { Logger } from "@babylonjs/core/Misc/logger.js";
+import { Observable, type Observer } from "@babylonjs/core/Misc/observable.js";
+import type { Scene } from "@babylonjs/core/scene.js";
+import type { Nullable } from "@babylonjs/core/types.js";
+import { FabrikError } from "../solver/errors.js";
+import { solvePlan, type SolveSettings } from "../solver/fabrik.js";
+import { createJointLimits, setJointLimit, type JointLimits, type JointLimitSpec } from "../solver/limits.js";
+import { compilePlan, setEffectorWeight, type SolvePlan, type SolveReport } from "../solver/plan.js";
+import { createPose, type Pose } from "../solver/pose.js";
+import { createRig, type Rig } from "../solver/rig.js";
+import { discoverEndEffectors, type EndEffectorInfo } from "./endEffectors.js";
+import { humanoidLimitPreset } from "./humanoidLimits.js";
+import { findHumanoidRoles, HUMANOID_ROLES, type HumanoidRole, type HumanoidRoles } from "./humanoidRoles.js";
+import { isAncestor, jointDepths } from "./jointTree.js";
+import { PoseReader } from "./poseReader.js";
+import { GLOBAL_WEIGHT_SLOT, RotationWriter } from "./rotationWriter.js";
+import { buildSkeletonRig, type SkeletonRig } from "./skeletonRig.js";
+import {
+  describeValue,
+  isQuaternionLike,
+  TargetBinding,
+  type QuaternionLike,
+  type TargetSource,
+} from "./targetBinding.js";
+import { nodeRotationToModel, quaternionRotationToModel } from "./targetOrientation.js";
+
+/** When the behavior solves each frame; see {@link FabrikBehaviorOptions.stage}. */
+export type FabrikStage = "beforeRender" | "afterAnimations";
+
+/** Which joint limits a behavior starts with; see {@link FabrikBehaviorOptions.limits}. */
+export type FabrikLimitPreset = "humanoid" | "none";
+
+/** A joint, by bone name (or glTF node name), humanoid role, linked TransformNode or Bone. */
+export type FabrikJoint = string | TransformNode | Bone;
+
+export interface FabrikBehaviorOptions {
+  /**
+   * `"beforeRender"` (default): solve in `scene.onBeforeRenderObservable`, once per frame, after animations,
+   * root motion and the camera, and before the skeletons are prepared for drawing. Targets moved by your own
+   * `onBeforeRender` observers are seen in the same frame if those observers were added before the behavior
+   * was attached (or with `insertFirst`), else one frame late.
+   * `"afterAnimations"`: solve in `scene.onAfterAnimationsObservable`, straight after the animations (once per
+   * lockstep substep in deterministic lockstep mode; not at all when animations are skipped).
+   */
+  stage?: FabrikStage;
+  /** An effector within this fraction of the rig's size (model space) counts as reached. Default 1e-3. */
+  tolerance?: number;
+  /** Iteration cap per frame. Default 20. */
+  maxIterations?: number;
+  /**
+   * `"humanoid"` (default): when humanoid roles are recognised, anatomically plausible limits for spine, neck,
+   * head, shoulders, arms and legs (see `humanoidLimitPreset`); other rigs start free. `"none"`: every joint
+   * free. Either way, {@link FabrikBehavior.setLimit} edits them at any time.
+   */
+  limits?: FabrikLimitPreset;
+  /**
+   * When the attached node holds several unrelated skeletons (a scene root with several characters), the
+   * skeleton (or its name) whose rig to drive. Skins sharing joint nodes are one rig either way.
+   */
+  skeleton?: Skeleton | string;
+}
+
+export interface FabrikTargetOptions {
+  /**
+   * How much of the IK pose to show for this effector, 0..1 (default 1): the chain's joints are slerped from
+   * their animated rotations by `weight × behavior.weight`. Where chains share joints, a shared joint takes
+   * the largest weight of the effectors turning it. Also sets the effector's pull where branches meet.
+   */
+  weight?: number;
+  /**
+   * How many bones above the effector may move; the joint that many levels up keeps its place but turns.
+   * A joint with a recognised humanoid role (named by role or by bone name) gets its limb by default, so a
+   * reaching hand never bends the spine:
+   * - hand: up to the upper arm (2 on most rigs: shoulder and elbow turn); lower arm: 1;
+   * - foot, toes, lower leg: up to the upper leg (hip and knee turn);
+   * - head, neck: up to the upper chest (or chest, or spine), which turns with the neck and carries the
+   *   arms along; give `chainLength: 1` to turn the neck alone;
+   * - shoulder: up to the chest; upper arm: up to the shoulder; spine joints: up to the spine or hips.
+   * Any other joint: every bone up to the root. A role whose limb root exists but does not lie above it
+   * (Blender-IK rigs keep feet under the root) has no default, and setTarget says so.
+   */
+  chainLength?: number;
+  /**
+   * The effector also takes the target's world rotation (hands holding a handle, feet flat on a slope):
+   * the target node's, or `rotation`'s. Needs a TransformNode target or the `rotation` option. The rotation
+   * is kept within the effector's own limits. Babylon's convention under a mirrored glTF root is used: the
+   * effector's `absoluteRotationQuaternion` becomes the target's.
+   */
+  matchOrientation?: boolean;
+  /** A world rotation for the effector to take (read live, like a Vector3 target). Implies `matchOrientation`. */
+  rotation?: QuaternionLike;
+  /** A bend hint: the chain's inner joints (elbow, knee) bend toward this point. Same kinds as a target. */
+  pole?: TargetSource;
+}
+
+/** What {@link FabrikBehavior.onSolvedObservable} carries: the same object every frame. */
+export interface FabrikSolvedEvent {
+  readonly behavior: FabrikBehavior;
+  /** The solver's report for this frame (reused; copy what you keep). Residuals are in model units. */
+  readonly report: SolveReport;
+  /** Joints written this frame. */
+  readonly written: number;
+}
+
+interface TargetEntry {
+  readonly joint: number;
+  /** How the user named the joint, for messages. */
+  readonly label: string;
+  readonly binding: TargetBinding;
+  readonly weight: number;
+  readonly chainLength: number | undefined;
+  readonly matchOrientation: boolean;
+  readonly rotation: QuaternionLike | null;
+  readonly pole: TargetBinding | null;
+}
+
+/** Everything sized by the current set of effectors, allocated when it changes and never per frame. */
+interface Compiled {
+  readonly entries: readonly TargetEntry[];
+  readonly plan: SolvePlan;
+  readonly writer: RotationWriter;
+  readonly targets: Float64Array;
+  readonly poles: Float64Array;
+  readonly orientations: Float64Array;
+  readonly orientationValid: Uint8Array;
+  readonly match: Uint8Array;
+  readonly blend: Float64Array;
+  readonly settings: SolveSettings;
+  readonly event: { behavior: FabrikBehavior; report: SolveReport; written: number };
+}
+
+/** Where a role's default chain stops: the first of these roles found above the joint is the chain's base. */
+const CHAIN_BASES: Partial<Record<HumanoidRole, readonly HumanoidRole[]>> = {
+  spine: ["hips"],
+  chest: ["spine", "hips"],
+  upperChest: ["spine", "hips"],
+  neck: ["upperChest", "chest", "spine"],
+  head: ["upperChest", "chest", "spine"],
+  leftShoulder: ["upperChest", "chest", "spine"],
+  rightShoulder: ["upperChest", "chest", "spine"],
+  leftUpperArm: ["leftShoulder", "upperChest", "chest", "spine"],
+  rightUpperArm: ["rightShoulder", "upperChest", "chest", "spine"],
+  leftLowerArm: ["leftUpperArm"],
+  rightLowerArm: ["rightUpperArm"],
+  leftHand: ["leftUpperArm"],
+  rightHand: ["rightUpperArm"],
+  leftUpperLeg: ["hips"],
+  rightUpperLeg: ["hips"],
+  leftLowerLeg: ["leftUpperLeg"],
+  rightLowerLeg: ["rightUpperLeg"],
+  leftFoot: ["leftUpperLeg"],
+  rightFoot: ["rightUpperLeg"],
+  leftToes: ["leftUpperLeg"],
+  rightToes: ["rightUpperLeg"],
+};
+
+/** An effector skipped for a frame still needs a pull > 0 in the solver; this one is negligible. */
+const SKIPPED_PULL = 1e-6;
+
+const STAGES: readonly FabrikStage[] = ["beforeRender", "afterAnimations"];
+const PRESETS: readonly FabrikLimitPreset[] = ["humanoid", "none"];
+const OPTION_KEYS = ["stage", "tolerance", "maxIterations", "limits", "skeleton"];
+const TARGET_OPTION_KEYS = ["weight", "chainLength", "matchOrientation", "rotation", "pole"];
+
+/**
+ * Full-body FABRIK inverse kinematics for a skinned character, on top of its animation.
+ *
+ * ```ts
+ * const ik = new FabrikBehavior();
+ * character.addBehavior(ik, true);            // the skinned mesh or any node above it (glTF `__root__`)
+ * ik.setTarget("leftHand", cupNode);          // a humanoid role or a bone name
+ * ik.setTarget("RightFoot", () => footPoint, { pole: kneeHint });
+ * ```
+ *
+ * Every frame (see {@link FabrikBehaviorOptions.stage}) it reads the animated pose from the joint nodes,
+ * solves every target at once (chains meeting at a joint share it), and writes local rotations back to the
+ * joint nodes (or bones without nodes), blended from the animated ones by `weight`. After the frame is
+ * rendered the animated rotations are put back, so the next frame starts from the animation again (joints
+ * without animation channels would otherwise drift) and detaching leaves the animated pose. The written
+ * pose is there from the solve until `scene.onAfterRenderObservable`: read it in
+ * {@link FabrikBehavior.onSolvedObservable}.
+ *
+ * Scale: any scale above the skeleton (the glTF mirror, an armature's ×100, a character scaled at runtime)
+ * is fine; scale inside the skeleton must be uniform per joint.
+ *
+ * Steady-state frames allocate nothing.
+ */
+export class FabrikBehavior implements Behavior<TransformNode> {
+  /** Fired after each frame's write-back, with the solver's report. */
+  readonly onSolvedObservable = new Observable<FabrikSolvedEvent>();
+  /** When false, nothing is read or written: the animated pose is left exactly as it is. */
+  enabled = true;
+  attachedNode: Nullable<TransformNode> = null;
+
+  private readonly _stage: FabrikStage;
+  private readonly _limitPreset: FabrikLimitPreset;
+  private readonly _skeleton: Skeleton | string | undefined;
+  private _tolerance: number;
+  private _maxIterations: number;
+  private _weight = 1;
+
+  private _rig: SkeletonRig | null = null;
+  private _solverRig: Rig | null = null;
+  private _reader: PoseReader | null = null;
+  private _pose: Pose | null = null;
+  private _limits: JointLimits | null = null;
+  private _roles: HumanoidRoles = {};
+  private _roleOf: (HumanoidRole | undefined)[] = [];
+  private _depths: Int32Array = new Int32Array(0);
+  private _effectors: readonly EndEffectorInfo[] = [];
+  private _size = 1;
+  private _compiled: Compiled | null = null;
+  private readonly _point = new Float64Array(3);
+  private _warned = false;
+
+  private _stageObserver: Nullable<Observer<Scene>> = null;
+  private _restoreObserver: Nullable<Observer<Scene>> = null;
+  private readonly _onStage = (): void => this._update();
+  private readonly _onAfterRender = (): void => this._restore();
+
+  constructor(options: FabrikBehaviorOptions = {}) {
+    if (options === null || typeof options !== "object") {
+      throw new FabrikError(`FabrikIK: options must be an object, got ${describeValue(options)}`);
+    }
+    for (const key of Object.keys(options)) {
+      if (!OPTION_KEYS.includes(key)) {
+        throw new FabrikError(
+          `FabrikIK: unknown option "${key}" (options are ${OPTION_KEYS.join(", ")})`,
+          undefined,
+          key,
+        );
+      }
+    }
+    const stage = options.stage ?? "beforeRender";
+    if (!STAGES.includes(stage)) {
+      throw new FabrikError(
+        `FabrikIK: stage must be "beforeRender" or "afterAnimations", got ${JSON.stringify(stage)}`,
+        undefined,
+        "stage",
+      );
+    }
+    const limits = options.limits ?? "humanoid";
+    if (!PRESETS.includes(limits)) {
+      throw new FabrikError(
+        `FabrikIK: limits must be "humanoid" or "none", got ${JSON.stringify(limits)}`,
+        undefined,
+        "limits",
+      );
+    }
+    const skeleton = options.skeleton;
+    if (skeleton !== undefined && typeof skeleton !== "string" && typeof skeleton?.bones !== "object") {
+      throw new FabrikError(
+        `FabrikIK: skeleton must be a Skeleton or a skeleton name, got ${describeValue(skeleton)}`,
+        undefined,
+        "skeleton",
+      );
+    }
+    this._stage = stage;
+    this._limitPreset = limits;
+    this._skeleton = skeleton;
+    this._tolerance = checkTolerance(options.tolerance ?? 1e-3);
+    this._maxIterations = checkMaxIterations(options.maxIterations ?? 20);
+  }
+
+  /** The behavior's name, constant: `node.getBehaviorByName("FabrikIK")`. */
+  get name(): string {
+    return "FabrikIK";
+  }
+
+  getClassName(): string {
+    return "FabrikBehavior";
+  }
+
+  init(): void {}
+
+  /** Global blend, 0..1: 0 leaves the animated pose exactly as it is, 1 shows the full IK pose. */
+  get weight(): number {
+    return this._weight;
+  }
+  set weight(value: number) {
+    if (typeof value !== "number" || !(value >= 0 && value <= 1)) {
+      throw new FabrikError(
+        `FabrikIK: weight must be a number in [0, 1], got ${String(value)}`,
+        undefined,
+        "weight",
+      );
+    }
+    this._weight = value;
+  }
+
+  /** An effector within this fraction of the rig's size counts as reached. */
+  get tolerance(): number {
+    return this._tolerance;
+  }
+  set tolerance(value: number) {
+    this._tolerance = checkTolerance(value);
+    if (this._compiled !== null) this._compiled.settings.tolerance = this._tolerance * this._size;
+  }
+
+  get maxIterations(): number {
+    return this._maxIterations;
+  }
+  set maxIterations(value: number) {
+    this._maxIterations = checkMaxIterations(value);
+    if (this._compiled !== null) this._compiled.settings.maxIterations = this._maxIterations;
+  }
+
+  get stage(): FabrikStage {
+    return this._stage;
+  }
+
+  /** The rig being driven, or null before attach. */
+  get rig(): SkeletonRig | null {
+    return this._rig;
+  }
+
+  /** The solver's view of the rig (model space), or null before attach. */
+  get solverRig(): Rig | null {
+    return this._solverRig;
+  }
+
+  /** Candidate end effectors (joints with no child joint), in joint order. Empty before attach. */
+  get effectors(): readonly EndEffectorInfo[] {
+    return this._effectors;
+  }
+
+  /** Recognised humanoid roles: role → joint index. Empty for other rigs and before attach. */
+  get roles(): Readonly<HumanoidRoles> {
+    return this._roles;
+  }
+
+  /** The joint limits the solver uses, shared by every plan: edit them with {@link setLimit}. */
+  get limits(): JointLimits | null {
+    return this._limits;
+  }
+
+  /** The rig's size in model space (diagonal of the rest pose's bounds): the unit of `tolerance`. */
+  get modelSize(): number {
+    return this._size;
+  }
+
+  /** The compiled solve plan for the current targets (read-only, for tools), or null without targets. */
+  get plan(): SolvePlan | null {
+    return this._compiled?.plan ?? null;
+  }
+
+  /** Joints whose local rotations the behavior writes for the current targets, parents first. */
+  get writtenJoints(): Int32Array {
+    return this._compiled?.writer.joints ?? new Int32Array(0);
+  }
+
+  attach(node: TransformNode): void {
+    if (this.attachedNode === node) return;
+    if (this.attachedNode !== null) {
+      throw new FabrikError(
+        `FabrikIK: already attached to "${this.attachedNode.name}"; detach it (node.removeBehavior) before ` +
+          `attaching it to "${node?.name}"`,
+        undefined,
+        "node",
+      );
+    }
+    if (node == null || typeof node.getScene !== "function") {
+      throw new FabrikError(`FabrikIK: attach needs a TransformNode or mesh, got ${describeValue(node)}`);
+    }
+    let rig: SkeletonRig;
+    try {
+      rig = buildSkeletonRig(node, this._skeleton === undefined ? {} : { skeleton: this._skeleton });
+    } catch (error) {
+      if (error instanceof FabrikError) {
+        throw new FabrikError(
+          `FabrikIK: cannot attach to "${node.name}": ${error.message}`,
+          error.joint,
+          error.option,
+        );
+      }
+      throw error;
+    }
+    const solverRig = createRig(rig.toRigDescription());
+    const roles = findHumanoidRoles({
+      names: rig.names,
+      parents: rig.parents,
+      restPositions: rig.restPositions,
+    });
+    const limits = createJointLimits(solverRig);
+    if (this._limitPreset === "humanoid") {
+      for (const [joint, spec] of humanoidLimitPreset(solverRig, roles)) {
+        try {
+          setJointLimit(limits, joint, spec);
+        } catch (error) {
+          // A preset that does not fit one joint should not cost the character its IK.
+          Logger.Warn(
+            `FabrikIK: humanoid limit of "${rig.names[joint]}" skipped: ${(error as Error).message}`,
+          );
+        }
+      }
+    }
+
+    this._rig = rig;
+    this._solverRig = solverRig;
+    this._reader = new PoseReader(rig);
+    this._pose = createPose(solverRig);
+    this._limits = limits;
+    this._roles = roles;
+    this._roleOf = new Array<HumanoidRole | undefined>(rig.jointCount).fill(undefined);
+    for (const role of HUMANOID_ROLES) if (roles[role] !== undefined) this._roleOf[roles[role]!] = role;
+    this._depths = jointDepths(rig.parents);
+    this._effectors = discoverEndEffectors(rig);
+    this._size = restSize(rig.restPositions);
+    this._compiled = null;
+    this._warned = false;
+
+    const scene = node.getScene();
+    const stage =
+      this._stage === "afterAnimations" ? scene.onAfterAnimationsObservable : scene.onBeforeRenderObservable;
+    this._stageObserver = stage.add(this._onStage);
+    this._restoreObserver = scene.onAfterRenderObservable.add(this._onAfterRender);
+    this.attachedNode = node;
+  }
+
+  /** Puts the animated pose back, removes every observer and forgets the rig and targets. Idempotent. */
+  detach(): void {
+    if (this.attachedNode === null) return;
+    this._restore();
+    this._stageObserver?.remove();
+    this._restoreObserver?.remove();
+    this._stageObserver = null;
+    this._restoreObserver = null;
+    this._rig = null;
+    this._solverRig = null;
+    this._reader = null;
+    this._pose = null;
+    this._limits = null;
+    this._roles = {};
+    this._roleOf = [];
+    this._depths = new Int32Array(0);
+    this._effectors = [];
+    this._compiled = null;
+    this.attachedNode = null;
+  }
+
+  /**
+   * The joint index of a bone name (or glTF node name), a humanoid role, a joint node or a Bone; -1 when the
+   * rig has no such joint. An explicit bone name wins over a role of the same spelling.
+   */
+  jointIndex(joint: FabrikJoint): number {
+    const rig = this._rig;
+    if (rig === null || joint == null) return -1;
+    const j = rig.indexOf(joint);
+    if (j >= 0 || typeof joint !== "string") return j;
+    return (this._roles as Record<string, number | undefined>)[joint] ?? -1;
+  }
+
+  /** Whether `joint` has a target. */
+  hasTarget(joint: FabrikJoint): boolean {
+    const j = this.jointIndex(joint);
+    return j >= 0 && this._compiled !== null && this._compiled.entries.some((e) => e.joint === j);
+  }
+
+  /**
+   * Pulls a joint toward a target, every frame until {@link removeTarget}. Setting a joint's target again
+   * replaces it (and its options). Throws a {@link FabrikError} naming the problem, and changes nothing, for
+   * an unknown joint, a root joint, a target that is not a finite point, or a bad option.
+   *
+   * A Vector3 target is read live each frame, and checked now. A function or node target is checked each
+   * frame: when it yields a non-finite point, that effector is skipped for the frame (its chain shows the
+   * animation) rather than written with NaN; a non-finite pole is ignored for the frame.
+   */
+  setTarget(joint: FabrikJoint, target: TargetSource, options: FabrikTargetOptions = {}): void {
+    const who = `FabrikIK setTarget(${labelOf(joint)})`;
+    const j = this._resolve(joint, who);
+    if (options === null || typeof options !== "object") {
+      throw new FabrikError(`${who}: options must be an object, got ${describeValue(options)}`, j, "options");
+    }
+    for (const key of Object.keys(options)) {
+      if (!TARGET_OPTION_KEYS.includes(key)) {
+        throw new FabrikError(
+          `${who}: unknown option "${key}" (options are ${TARGET_OPTION_KEYS.join(", ")})`,
+          j,
+          key,
+        );
+      }
+    }
+    const weight = options.weight ?? 1;
+    if (typeof weight !== "number" || !(weight >= 0 && weight <= 1)) {
+      throw new FabrikError(`${who}: weight must be a number in [0, 1], got ${String(weight)}`, j, "weight");
+    }
+    const { chainLength, rotation, matchOrientation } = options;
+    if (chainLength !== undefined && (!Number.isInteger(chainLength) || chainLength < 1)) {
+      throw new FabrikError(
+        `${who}: chainLength must be a whole number >= 1, got ${String(chainLength)}`,
+        j,
+        "chainLength",
+      );
+    }
+    if (matchOrientation !== undefined && typeof matchOrientation !== "boolean") {
+      throw new FabrikError(`${who}: matchOrientation must be true or false`, j, "matchOrientation");
+    }
+    if (rotation !== undefined) {
+      if (!isQuaternionLike(rotation)) {
+        throw new FabrikError(
+          `${who}: rotation must be a Quaternion, got ${describeValue(rotation)}`,
+          j,
+          "rotation",
+        );
+      }
+      const len = Math.hypot(rotation.x, rotation.y, rotation.z, rotation.w);
+      if (!Number.isFinite(len) || len < 1e-6) {
+        throw new FabrikError(
+          `${who}: rotation is not a usable quaternion (${rotation.x}, ${rotation.y}, ${rotation.z}, ${rotation.w})`,
+          j,
+          "rotation",
+        );
+      }
+    }
+    const binding = TargetBinding.create(target, who);
+    const pole = options.pole === undefined ? null : TargetBinding.create(options.pole, `${who}: pole`);
+    const match = matchOrientation ?? rotation !== undefined;
+    if (match && rotation === undefined && !binding.isNode) {
+      throw new FabrikError(
+        `${who}: matchOrientation needs a TransformNode target, or the rotation option, to take a rotation from`,
+        j,
+        "matchOrientation",
+      );
+    }
+    const entry: TargetEntry = {
+      joint: j,
+      label: labelOf(joint),
+      binding,
+      weight,
+      chainLength: chainLength ?? this._defaultChainLength(j, who),
+      matchOrientation: match,
+      rotation: match ? (rotation ?? null) : null,
+      pole,
+    };
+    const current = this._compiled?.entries ?? [];
+    const index = current.findIndex((e) => e.joint === j);
+    const entries = current.slice();
+    if (index >= 0) entries[index] = entry;
+    else entries.push(entry);
+    const previous = index >= 0 ? current[index] : undefined;
+    if (
+      previous !== undefined &&
+      previous.chainLength === entry.chainLength &&
+      previous.matchOrientation === entry.matchOrientation &&
+      (previous.pole === null) === (entry.pole === null)
+    ) {
+      // Same plan: only the sources and the weight change.
+      (this._compiled!.entries as TargetEntry[])[index] = entry;
+      return;
+    }
+    this._install(entries, who);
+  }
+
+  /** Stops pulling `joint`: its chain shows its animation again. Returns false when it had no target. */
+  removeTarget(joint: FabrikJoint): boolean {
+    const who = `FabrikIK removeTarget(${labelOf(joint)})`;
+    const j = this._resolve(joint, who);
+    const current = this._compiled?.entries ?? [];
+    if (!current.some((e) => e.joint === j)) return false;
+    this._install(
+      current.filter((e) => e.joint !== j),
+      who,
+    );
+    return true;
+  }
+
+  /** Removes every target. */
+  clearTargets(): void {
+    if (this._compiled === null) return;
+    this._install([], "FabrikIK clearTargets()");
+  }
+
+  /**
+   * Sets (or with `undefined` clears) the limits of a joint, effective from the next frame without any
+   * recompilation. Angles are radians, relative to the joint's rest local rotation (see `JointLimitSpec`).
+   */
+  setLimit(joint: FabrikJoint, spec: JointLimitSpec | undefined): void {
+    const who = `FabrikIK setLimit(${labelOf(joint)})`;
+    const j = this._resolve(joint, who);
+    try {
+      setJointLimit(this._limits!, j, spec);
+    } catch (error) {
+      if (error instanceof FabrikError) throw new FabrikError(`${who}: ${error.message}`, j, error.option);
+      throw error;
+    }
+  }
+
+  /** A copy of a joint's limits, or undefined when it is free. */
+  getLimit(joint: FabrikJoint): JointLimitSpec | undefined {
+    const j = this._resolve(joint, `FabrikIK getLimit(${labelOf(joint)})`);
+    const spec = this._limits!.specs[j];
+    return spec === undefined ? undefined : structuredClone(spec);
+  }
+
+  private _resolve(joint: FabrikJoint, who: string): number {
+    const rig = this._rig;
+    if (rig === null) {
+      throw new FabrikError(
+        `${who}: the behavior is not attached; add it to the character first (mesh.addBehavior(ik, true): ` +
+          "without `true`, Babylon defers attaching while the scene is loading)",
+      );
+    }
+    const j = this.jointIndex(joint);
+    if (j >= 0) return j;
+    if (typeof joint !== "string") {
+      throw new FabrikError(`${who}: ${describeValue(joint)} is not a joint of this rig`, undefined, "joint");
+    }
+    const roles = Object.keys(this._roles);
+    const lower = joint.toLowerCase();
+    const close = rig.names.filter((n) => {
+      const l = n.toLowerCase();
+      return l === lower || l.endsWith(`:${lower}`) || l.endsWith(`_${lower}`) || l.includes(lower);
+    });
+    const role = roles.find((r) => r.toLowerCase() === lower);
+    const hints: string[] = [];
+    if (role !== undefined) hints.push(`role "${role}"`);
+    for (const name of close.slice(0, 3)) hints.push(`"${name}"`);
+    const known = (HUMANOID_ROLES as readonly string[]).includes(joint);
+    throw new FabrikError(
+      `${who}: no bone${known ? "" : " or humanoid role"} named "${joint}"` +
+        (known ? ` (the role "${joint}" was not recognised on this rig)` : "") +
+        (hints.length > 0 ? `; did you mean ${hints.join(" or ")}?` : "") +
+        ` The rig has ${rig.jointCount} joints (${rig.names.slice(0, 6).join(", ")}${rig.jointCount > 6 ? ", …" : ""})` +
+        (roles.length > 0 ? ` and roles ${roles.join(", ")}` : " and no recognised humanoid roles"),
+      undefined,
+      "joint",
+    );
+  }
+
+  /** The chain length a joint gets when none is given: by its humanoid role, else to the root. */
+  private _defaultChainLength(j: number, who: string): number | undefined {
+    const role = this._roleOf[j];
+    if (role === undefined) return undefined;
+    const bases = CHAIN_BASES[role];
+    if (bases === undefined) return undefined;
+    const rig = this._rig!;
+    for (const base of bases) {
+      const b = this._roles[base];
+      if (b !== undefined && isAncestor(rig.parents, b, j)) return this._depths[j] - this._depths[b];
+    }
+    // A partial humanoid (a creature whose legs name a knee and a foot but no thigh) has no limb root to
+    // stop at: the joint is treated like any other bone.
+    const found = bases.find((base) => this._roles[base] !== undefined);
+    if (found === undefined) return undefined;
+    const first = this._roles[found]!;
+    const end =
+      role.endsWith("Foot") || role.endsWith("Toes") ? role.replace(/Foot|Toes/, "LowerLeg") : undefined;
+    const leg = end !== undefined ? this._roles[end as HumanoidRole] : undefined;
+    // The limb root exists but is not above the joint: its chain to the root would be no limb at all
+    // (turning the root carries the whole body), so say so rather than guess.
+    throw new FabrikError(
+      `${who}: "${rig.names[j]}" (role ${role}) does not hang below "${rig.names[first]}" (${found}), so it ` +
+        "has no limb chain of its own" +
+        (leg !== undefined
+          ? ` (rigs made for Blender's IK keep the feet under the root); target the leg's end "${rig.names[leg]}" instead`
+          : "") +
+        ", or give chainLength explicitly",
+      j,
+      "chainLength",
+    );
+  }
+
+  /** Compiles the plan and write-back for `entries` and swaps them in; a throw changes nothing. */
+  private _install(entries: TargetEntry[], who: string): void {
+    const rig = this._rig!;
+    const solverRig = this._solverRig!;
+    let compiled: Compiled | null = null;
+    if (entries.length > 0) {
+      let plan: SolvePlan;
+      try {
+        plan = compilePlan(solverRig, {
+          effectors: entries.map((e) => ({
+            joint: e.joint,
+            chainLength: e.chainLength,
+            pole: e.pole !== null,
+          })),
+          limits: this._limits!,
+        });
+      } catch (error) {
+        if (error instanceof FabrikError) {
+          throw new FabrikError(
+            `${who}: ${error.message.replace(/^effector \d+ /, "")}`,
+            error.joint,
+            error.option,
+          );
+        }
+        throw error;
+      }
+      const m = entries.length;
+      const match = Uint8Array.from(entries.map((e) => (e.matchOrientation ? 1 : 0)));
+      const poles = new Float64Array(3 * m);
+      const event = { behavior: this, report: plan.report, written: 0 };
+      compiled = {
+        entries,
+        plan,
+        writer: new RotationWriter(rig, plan, match),
+        targets: new Float64Array(3 * m),
+        poles,
+        orientations: new Float64Array(4 * m),
+        orientationValid: new Uint8Array(m),
+        match,
+        blend: new Float64Array(m),
+        settings: { tolerance: this._tolerance * this._size, maxIterations: this._maxIterations, poles },
+        event,
+      };
+    }
+    // The joints the old layout wrote may not be in the new one: hand them back to the animation now.
+    this._restore();
+    this._compiled = compiled;
+  }
+
+  private _restore(): void {
+    const compiled = this._compiled;
+    if (compiled !== null && compiled.writer.snapshot.held) compiled.writer.snapshot.restore();
+  }
+
+  /** One frame: read the animated pose, solve, write back. Allocates nothing. */
+  private _update(): void {
+    const c = this._compiled;
+    if (c === null) return;
+    const snapshot = c.writer.snapshot;
+    // Normally restored after rendering; a second solve before any render (lockstep substeps) gets here first.
+    if (snapshot.held) snapshot.restoreUntouched();
+    if (!this.enabled || !(this._weight > 0)) return;
+    const reader = this._reader!;
+    reader.read();
+    if (!reader.worldToModelValid) return;
+    const pose = this._pose!;
+    pose.positions.set(reader.positions);
+    pose.orientations.set(reader.orientations);
+
+    const plan = c.plan;
+    const entries = c.entries;
+    const targets = c.targets,
+      poles = c.poles,
+      blend = c.blend;
+    const w2m = reader.worldToModel;
+    const m2w = reader.modelToWorld;
+    const mirrored =
+      m2w[0] * (m2w[5] * m2w[10] - m2w[6] * m2w[9]) -
+        m2w[1] * (m2w[4] * m2w[10] - m2w[6] * m2w[8]) +
+        m2w[2] * (m2w[4] * m2w[9] - m2w[5] * m2w[8]) <
+      0;
+    const point = this._point;
+    const positions = pose.positions;
+    let active = 0;
+    for (let e = 0; e < entries.length; e++) {
+      const entry = entries[e];
+      const e3 = 3 * e;
+      let ok = entry.weight > 0 && entry.binding.readWorld(point, 0);
+      if (ok) ok = toModel(w2m, point, targets, e3);
+      if (!ok) {
+        // Skipped this frame: the target sits on the effector, which then holds still with no pull.
+        const j3 = 3 * plan.effectorJoints[e];
+        targets[e3] = positions[j3];
+        targets[e3 + 1] = positions[j3 + 1];
+        targets[e3 + 2] = positions[j3 + 2];
+      }
+      const weight = ok ? entry.weight : 0;
+      blend[e] = weight;
+      if (weight > 0) active++;
+      const pull = weight > SKIPPED_PULL ? weight : SKIPPED_PULL;
+      if (plan.effectorWeights[e] !== pull) setEffectorWeight(plan, e, pull);
+      const pole = entry.pole;
+      if (pole !== null) {
+        // A pole on the line to the target prefers no side: that is how a bad pole is ignored.
+        if (!(pole.readWorld(point, 0) && toModel(w2m, point, poles, e3))) {
+          poles[e3] = targets[e3];
+          poles[e3 + 1] = targets[e3 + 1];
+          poles[e3 + 2] = targets[e3 + 2];
+        }
+      }
+      if (c.match[e] === 1) {
+        const rotation = entry.rotation;
+        const valid =
+          rotation !== null
+            ? quaternionRotationToModel(rotation, w2m, mirrored, c.orientations, 4 * e)
+            : nodeRotationToModel(
+                entry.binding.source as TransformNode,
+                w2m,
+                mirrored,
+                c.orientations,
+                4 * e,
+              );
+        c.orientationValid[e] = valid ? 1 : 0;
+      }
+    }
+    if (active === 0) return;
+
+    snapshot.capture();
+    let report: SolveReport;
+    try {
+      report = solvePlan(plan, pose, targets, c.settings);
+    } catch (error) {
+      snapshot.release();
+      if (!this._warned) {
+        this._warned = true;
+        Logger.Warn(`FabrikIK: frame skipped: ${(error as Error).message}`);
+      }
+      return;
+    }
+    const writer = c.writer;
+    writer.numbers[GLOBAL_WEIGHT_SLOT] = this._weight;
+    c.event.written = writer.write(
+      plan.rig.parents,
+      pose.orientations,
+      reader.localRotations,
+      blend,
+      c.orientations,
+      c.orientationValid,
+      plan.limits,
+    );
+    c.event.report = report;
+    this.onSolvedObservable.notifyObservers(c.event);
+  }
+}
+
+/** out[o..o+2] = p · worldToModel; false when not finite. */
+function toModel(m: Float64Array, p: Float64Array, out: Float64Array, o: number): boolean {
+  const x = p[0],
+    y = p[1],
+    z = p[2];
+  const mx = x * m[0] + y * m[4] + z * m[8] + m[12],
+    my = x * m[1] + y * m[5] + z * m[9] + m[13],
+    mz = x * m[2] + y * m[6] + z * m[10] + m[14];
+  if (!(Number.isFinite(mx) && Number.isFinite(my) && Number.isFinite(mz))) return false;
+  out[o] = mx;
+  out[o + 1] = my;
+  out[o + 2] = mz;
+  return true;
+}
+
+function restSize(positions: Float64Array): number {
+  let size = 0;
+  for (let axis = 0; axis < 3; axis++) {
+    let min = Infinity,
+      max = -Infinity;
+    for (let i = axis; i < positions.length; i += 3) {
+      if (positions[i] < min) min = positions[i];
+      if (positions[i] > max) max = positions[i];
+    }
+    size += (max - min) * (max - min);
+  }
+  size = Math.sqrt(size);
+  return size > 0 && Number.isFinite(size) ? size : 1;
+}
+
+function checkTolerance(value: unknown): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+    throw new FabrikError(
+      `FabrikIK: tolerance must be a finite number >= 0 (a fraction of the rig's size), got ${String(value)}`,
+      undefined,
+      "tolerance",
+    );
+  }
+  return value;
+}
+
+function checkMaxIterations(value: unknown): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
+    throw new FabrikError(
+      `FabrikIK: maxIterations must be a whole number >= 1, got ${String(value)}`,
+      undefined,
+      "maxIterations",
+    );
+  }
+  return value;
+}
+
+function labelOf(joint: unknown): string {
+  if (typeof joint === "string") return JSON.stringify(joint);
+  const name = (joint as { name?: unknown } | null)?.name;
+  return typeof name === "string" ? JSON.stringify(name) : describeValue(joint);
+}

@@ -1,0 +1,169 @@
+import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
+import { readNodeWorldMatrix, type QuaternionLike } from "./targetBinding.js";
+
+/*
+ * World rotations of targets, brought into model space for an effector to take on.
+ *
+ * Under glTF's mirrored `__root__` a joint's world frame is a reflection, so no rotation can make it equal a
+ * target's (right-handed) frame. Babylon resolves the same question when it decomposes a world matrix: it
+ * puts the reflection into a negative Y scale and reports the rest as `absoluteRotationQuaternion`. These
+ * helpers use that convention backwards: an effector "takes the target's world rotation" when its own
+ * `absoluteRotationQuaternion` becomes the target's. Copying a joint's `absoluteRotationQuaternion` into a
+ * target node therefore reproduces the joint's orientation exactly, mirrored root or not.
+ */
+
+const rows = new Float64Array(9);
+const matrix = new Float64Array(16);
+
+/**
+ * The model-space orientation (unit quaternion into `out[o..o+3]`) that gives an effector the world rotation
+ * of `node`. `worldToModel` is the model root's inverse world matrix, `modelMirrored` whether the model root's
+ * world matrix is a reflection. Returns false when the node's frame is degenerate (scaled to zero, NaN).
+ */
+export function nodeRotationToModel(
+  node: TransformNode,
+  worldToModel: Float64Array,
+  modelMirrored: boolean,
+  out: Float64Array,
+  o: number,
+): boolean {
+  const m = readNodeWorldMatrix(node, matrix, 0);
+  for (let r = 0; r < 3; r++) {
+    rows[3 * r] = m[4 * r];
+    rows[3 * r + 1] = m[4 * r + 1];
+    rows[3 * r + 2] = m[4 * r + 2];
+  }
+  // The node's own frame, as Babylon decomposes it: a reflection goes into the Y axis.
+  if (determinant(rows) < 0) negateRow(rows, 1);
+  return rowsToModel(worldToModel, modelMirrored, out, o);
+}
+
+/** Like {@link nodeRotationToModel}, for a world rotation given as a quaternion. */
+export function quaternionRotationToModel(
+  q: QuaternionLike,
+  worldToModel: Float64Array,
+  modelMirrored: boolean,
+  out: Float64Array,
+  o: number,
+): boolean {
+  let x = q.x,
+    y = q.y,
+    z = q.z,
+    w = q.w;
+  const len = Math.sqrt(x * x + y * y + z * z + w * w);
+  if (!(len > 0) || !Number.isFinite(len)) return false;
+  x /= len;
+  y /= len;
+  z /= len;
+  w /= len;
+  // Rows are the images of the x, y and z axes (Babylon's row-vector layout of Matrix.FromQuaternion).
+  rows[0] = 1 - 2 * (y * y + z * z);
+  rows[1] = 2 * (x * y + w * z);
+  rows[2] = 2 * (x * z - w * y);
+  rows[3] = 2 * (x * y - w * z);
+  rows[4] = 1 - 2 * (x * x + z * z);
+  rows[5] = 2 * (y * z + w * x);
+  rows[6] = 2 * (x * z + w * y);
+  rows[7] = 2 * (y * z - w * x);
+  rows[8] = 1 - 2 * (x * x + y * y);
+  return rowsToModel(worldToModel, modelMirrored, out, o);
+}
+
+/** `rows` hold a world rotation; writes the model-space orientation an effector needs to show it. */
+function rowsToModel(
+  worldToModel: Float64Array,
+  modelMirrored: boolean,
+  out: Float64Array,
+  o: number,
+): boolean {
+  // The effector's world frame carries the model root's reflection, in Babylon's place for it.
+  if (modelMirrored) negateRow(rows, 1);
+  const m = worldToModel;
+  for (let r = 0; r < 3; r++) {
+    const x = rows[3 * r],
+      y = rows[3 * r + 1],
+      z = rows[3 * r + 2];
+    rows[3 * r] = x * m[0] + y * m[4] + z * m[8];
+    rows[3 * r + 1] = x * m[1] + y * m[5] + z * m[9];
+    rows[3 * r + 2] = x * m[2] + y * m[6] + z * m[10];
+  }
+  // Scale and shear of the model root are not rotation: keep x, make y perpendicular, and z = x × y.
+  if (!normalizeRow(rows, 0)) return false;
+  const d = rows[0] * rows[3] + rows[1] * rows[4] + rows[2] * rows[5];
+  rows[3] -= d * rows[0];
+  rows[4] -= d * rows[1];
+  rows[5] -= d * rows[2];
+  if (!normalizeRow(rows, 1)) return false;
+  rows[6] = rows[1] * rows[5] - rows[2] * rows[4];
+  rows[7] = rows[2] * rows[3] - rows[0] * rows[5];
+  rows[8] = rows[0] * rows[4] - rows[1] * rows[3];
+  rowsToQuaternion(rows, out, o);
+  return true;
+}
+
+function determinant(r: Float64Array): number {
+  return (
+    r[0] * (r[4] * r[8] - r[5] * r[7]) -
+    r[1] * (r[3] * r[8] - r[5] * r[6]) +
+    r[2] * (r[3] * r[7] - r[4] * r[6])
+  );
+}
+
+function negateRow(r: Float64Array, row: number): void {
+  r[3 * row] = -r[3 * row];
+  r[3 * row + 1] = -r[3 * row + 1];
+  r[3 * row + 2] = -r[3 * row + 2];
+}
+
+function normalizeRow(r: Float64Array, row: number): boolean {
+  const o = 3 * row;
+  const len = Math.sqrt(r[o] * r[o] + r[o + 1] * r[o + 1] + r[o + 2] * r[o + 2]);
+  if (!(len > 1e-300) || !Number.isFinite(len)) return false;
+  r[o] /= len;
+  r[o + 1] /= len;
+  r[o + 2] /= len;
+  return true;
+}
+
+/**
+ * A proper rotation given by the images of the axes (row i = image of axis i) as a unit quaternion, by the
+ * largest of w, x, y, z (Shepperd's method, stable for every rotation).
+ */
+export function rowsToQuaternion(r: ArrayLike<number>, out: Float64Array, o: number): void {
+  // In column terms M[i][j] = r[3j + i].
+  const m00 = r[0],
+    m11 = r[4],
+    m22 = r[8];
+  const trace = m00 + m11 + m22;
+  let x: number, y: number, z: number, w: number;
+  if (trace > 0) {
+    const s = 2 * Math.sqrt(trace + 1);
+    w = s / 4;
+    x = (r[5] - r[7]) / s;
+    y = (r[6] - r[2]) / s;
+    z = (r[1] - r[3]) / s;
+  } else if (m00 > m11 && m00 > m22) {
+    const s = 2 * Math.sqrt(1 + m00 - m11 - m22);
+    w = (r[5] - r[7]) / s;
+    x = s / 4;
+    y = (r[3] + r[1]) / s;
+    z = (r[6] + r[2]) / s;
+  } else if (m11 > m22) {
+    const s = 2 * Math.sqrt(1 + m11 - m00 - m22);
+    w = (r[6] - r[2]) / s;
+    x = (r[3] + r[1]) / s;
+    y = s / 4;
+    z = (r[7] + r[5]) / s;
+  } else {
+    const s = 2 * Math.sqrt(1 + m22 - m00 - m11);
+    w = (r[1] - r[3]) / s;
+    x = (r[6] + r[2]) / s;
+    y = (r[7] + r[5]) / s;
+    z = s / 4;
+  }
+  const len = Math.sqrt(x * x + y * y + z * z + w * w);
+  out[o] = x / len;
+  out[o + 1] = y / len;
+  out[o + 2] = z / len;
+  out[o + 3] = w / len;
+}
