@@ -54,10 +54,15 @@ export function projectRotation(
   const along = qx * ax + qy * ay + qz * az;
   let twistInside = true;
   if (flags & LIMIT_TWIST) {
-    let angle = 2 * Math.atan2(along, qw);
-    if (angle > Math.PI) angle -= 2 * Math.PI;
-    else if (angle <= -Math.PI) angle += 2 * Math.PI;
-    twistInside = angle >= limits.twist[2 * j] && angle <= limits.twist[2 * j + 1];
+    // The twist's half angle is atan2(along, w) (taken with w >= 0, as q and -q are one rotation); it lies in
+    // [min/2, max/2] exactly when (along, w) is on the right side of both bounding rays: two cross products
+    // with precomputed (cos, sin) of the half angles instead of an atan2.
+    const sign = qw < 0 ? -1 : 1;
+    const a = sign * along,
+      w = sign * qw;
+    const t4 = 4 * j;
+    const half = limits.twistHalf;
+    twistInside = a * half[t4] - w * half[t4 + 1] >= -1e-15 && a * half[t4 + 2] - w * half[t4 + 3] <= 1e-15;
   }
   if (twistInside) {
     if ((flags & LIMIT_SWING) === 0) return false;

@@ -87,6 +87,8 @@ export interface JointLimits {
   readonly swing: Float64Array;
   /** Cosine of the smallest of the four swing angles: a swing within it is inside the cone for sure. */
   readonly swingCosMin: Float64Array;
+  /** cos and sin of half the twist min, then of half the twist max, per joint (4 per joint). */
+  readonly twistHalf: Float64Array;
   /** min, max per joint (twist, hinge angle, stretch length). */
   readonly twist: Float64Array;
   readonly hinge: Float64Array;
@@ -108,6 +110,7 @@ export function createJointLimits(rig: Rig): JointLimits {
     rightAxis: new Float64Array(3 * n),
     swing: new Float64Array(4 * n),
     swingCosMin: new Float64Array(n),
+    twistHalf: new Float64Array(4 * n),
     twist: new Float64Array(2 * n),
     hinge: new Float64Array(2 * n),
     stretch: new Float64Array(2 * n),
@@ -200,6 +203,10 @@ export function setJointLimit(limits: JointLimits, joint: number, spec: JointLim
     flags |= LIMIT_TWIST;
     limits.twist[j2] = twist.min;
     limits.twist[j2 + 1] = twist.max;
+    limits.twistHalf[j4] = Math.cos(twist.min / 2);
+    limits.twistHalf[j4 + 1] = Math.sin(twist.min / 2);
+    limits.twistHalf[j4 + 2] = Math.cos(twist.max / 2);
+    limits.twistHalf[j4 + 3] = Math.sin(twist.max / 2);
   }
   if (hinge !== undefined && hingeAxis !== undefined) {
     flags |= LIMIT_HINGE;

@@ -339,22 +339,61 @@ function alignToChild(
   const r3 = 3 * r,
     r4 = 4 * r,
     c3 = 3 * ch;
-  temp[out] = orientations[r4];
-  temp[out + 1] = orientations[r4 + 1];
-  temp[out + 2] = orientations[r4 + 2];
-  temp[out + 3] = orientations[r4 + 3];
+  const qx = orientations[r4],
+    qy = orientations[r4 + 1],
+    qz = orientations[r4 + 2],
+    qw = orientations[r4 + 3];
+  temp[out] = qx;
+  temp[out + 1] = qy;
+  temp[out + 2] = qz;
+  temp[out + 3] = qw;
   if (plan.scratch.boneLength[ch] <= 0) return;
-  const dx = positions[c3] - positions[r3],
-    dy = positions[c3 + 1] - positions[r3 + 1],
-    dz = positions[c3 + 2] - positions[r3 + 2];
-  const d = Math.sqrt(dx * dx + dy * dy + dz * dz);
+  let nx = positions[c3] - positions[r3],
+    ny = positions[c3 + 1] - positions[r3 + 1],
+    nz = positions[c3 + 2] - positions[r3 + 2];
+  const d = Math.sqrt(nx * nx + ny * ny + nz * nz);
   if (!(d > DEGENERATE)) return;
-  temp[W] = dx / d;
-  temp[W + 1] = dy / d;
-  temp[W + 2] = dz / d;
-  quatRotate(temp, V, orientations, r4, plan.scratch.localOffset, c3);
-  quatFromUnitVectors(temp, R, temp, V, temp, W);
-  quatMultiply(temp, out, temp, R, temp, out);
+  nx /= d;
+  ny /= d;
+  nz /= d;
+  // Inline from here on (this runs for every joint in both passes): v = q · offset, the child's current
+  // direction; the shortest arc v -> n; out = arc · q.
+  const localOffset = plan.scratch.localOffset;
+  const ox = localOffset[c3],
+    oy = localOffset[c3 + 1],
+    oz = localOffset[c3 + 2];
+  const tx = 2 * (qy * oz - qz * oy),
+    ty = 2 * (qz * ox - qx * oz),
+    tz = 2 * (qx * oy - qy * ox);
+  const vx = ox + qw * tx + (qy * tz - qz * ty),
+    vy = oy + qw * ty + (qz * tx - qx * tz),
+    vz = oz + qw * tz + (qx * ty - qy * tx);
+  const dot = vx * nx + vy * ny + vz * nz;
+  if (dot < -1 + 1e-12) {
+    // Exactly reversed: the general helper picks a deterministic half-turn axis.
+    temp[V] = vx;
+    temp[V + 1] = vy;
+    temp[V + 2] = vz;
+    temp[W] = nx;
+    temp[W + 1] = ny;
+    temp[W + 2] = nz;
+    quatFromUnitVectors(temp, R, temp, V, temp, W);
+    quatMultiply(temp, out, temp, R, temp, out);
+    return;
+  }
+  let ax = vy * nz - vz * ny,
+    ay = vz * nx - vx * nz,
+    az = vx * ny - vy * nx,
+    aw = 1 + dot;
+  const al = Math.sqrt(ax * ax + ay * ay + az * az + aw * aw);
+  ax /= al;
+  ay /= al;
+  az /= al;
+  aw /= al;
+  temp[out] = aw * qx + ax * qw + ay * qz - az * qy;
+  temp[out + 1] = aw * qy - ax * qz + ay * qw + az * qx;
+  temp[out + 2] = aw * qz + ax * qy - ay * qx + az * qw;
+  temp[out + 3] = aw * qw - ax * qx - ay * qy - az * qz;
 }
 
 /**
