@@ -5,7 +5,12 @@ import {
   straightenIfOutOfReach as straightenIfOutOfReachBinding,
 } from "./chainPasses.js";
 import { FabrikError, describeJoint } from "./errors.js";
-import { LIMIT_ROTATION as LIMIT_ROTATIONBinding, LIMIT_STRETCH as LIMIT_STRETCHBinding } from "./limits.js";
+import {
+  LIMIT_FIXED as LIMIT_FIXEDBinding,
+  LIMIT_ROTATION as LIMIT_ROTATIONBinding,
+  LIMIT_STRETCH as LIMIT_STRETCHBinding,
+} from "./limits.js";
+import { projectRotation as projectRotationBinding } from "./jointLimitProjection.js";
 import {
   escapeLock as escapeLockBinding,
   reseedFromMidRange as reseedFromMidRangeBinding,
@@ -36,6 +41,8 @@ const forwardPassChain = forwardPassChainBinding;
 const orientChainFromPositions = orientChainFromPositionsBinding;
 const straightenIfOutOfReach = straightenIfOutOfReachBinding;
 const LIMIT_ROTATION = LIMIT_ROTATIONBinding;
+const LIMIT_FIXED = LIMIT_FIXEDBinding;
+const projectRotation = projectRotationBinding;
 const LIMIT_STRETCH = LIMIT_STRETCHBinding;
 const escapeLock = escapeLockBinding;
 const reseedFromMidRange = reseedFromMidRangeBinding;
@@ -379,10 +386,72 @@ function solveComponent(
   if (numbers[MAX_RESIDUAL_SLOT] <= tolerance) return 0;
 
   const oriented = plan.scratch.componentOriented[c] === 1;
-  if (!oriented && straightenIfOutOfReach(plan, c, positions, targets)) {
-    orientChainFromPositions(plan, c, positions, orientations);
-    return 1;
+  if (!oriented) {
+    if (straightenIfOutOfReach(plan, c, positions, targets)) {
+      orientChainFromPositions(plan, c, positions, orientations);
+      return 1;
+    }
+    return iterateComponent(plan, c, positions, orientations, targets, maxIterations, poles, false);
   }
+  if (!plan.componentIsPath[c] || hasStretch(plan, c)) {
+    return iterateComponent(plan, c, positions, orientations, targets, maxIterations, poles, true);
+  }
+  // A limited plain chain first tries the plain passes, which cost a fraction of the oriented ones: when
+  // their answer reaches the target and already keeps every limit, it is an answer. Otherwise the chain
+  // starts again from its input with the limits inside both passes (those iterations are counted too).
+  savePose(plan, c, positions, orientations);
+  const plain = iterateComponent(plan, c, positions, orientations, targets, maxIterations, poles, false);
+  measureResiduals(plan, firstEffector, lastEffector, positions, targets);
+  if (numbers[MAX_RESIDUAL_SLOT] <= tolerance && withinLimits(plan, c, orientations)) return plain;
+  restorePose(plan, c, positions, orientations);
+  return plain + iterateComponent(plan, c, positions, orientations, targets, maxIterations, poles, true);
+}
+
+function hasStretch(plan: SolvePlan, c: number): boolean {
+  const flags = plan.limits.flags;
+  for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++) {
+    if (flags[plan.activeJoints[k]] & LIMIT_STRETCH) return true;
+  }
+  return false;
+}
+
+/** True when every joint the component turns is inside its limits (projection changes nothing). */
+function withinLimits(plan: SolvePlan, c: number, orientations: Float64Array): boolean {
+  const { limits, rotatingJoints } = plan;
+  const parents = plan.rig.parents;
+  const temp = plan.scratch.temp;
+  temp[20] = 0;
+  temp[21] = 0;
+  temp[22] = 0;
+  temp[23] = 1;
+  for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++) {
+    const r = rotatingJoints[ri];
+    const flags = limits.flags[r];
+    if ((flags & LIMIT_ROTATION) === 0) continue;
+    if (flags & LIMIT_FIXED) return false; // the plain passes never keep a joint fixed
+    const p = parents[r];
+    quatConjugateMultiply(temp, 16, p >= 0 ? orientations : temp, p >= 0 ? 4 * p : 20, orientations, 4 * r);
+    quatConjugateMultiply(temp, 16, limits.restLocal, 4 * r, temp, 16);
+    if (projectRotation(limits, r, temp, 16, temp, 32)) return false;
+  }
+  return true;
+}
+
+/** The iteration loop of one component, with the plain or the oriented passes. Returns the iterations used. */
+function iterateComponent(
+  plan: SolvePlan,
+  c: number,
+  positions: Float64Array,
+  orientations: Float64Array,
+  targets: Float64Array,
+  maxIterations: number,
+  poles: Float64Array,
+  oriented: boolean,
+): number {
+  const numbers = plan.scratch.numbers;
+  const tolerance = numbers[TOLERANCE_SLOT];
+  const firstEffector = plan.componentEffectorStart[c],
+    lastEffector = plan.componentEffectorStart[c + 1];
   let hasPole = false;
   for (let k = firstEffector; k < lastEffector; k++)
     if (plan.effectorHasPole[plan.componentEffectors[k]]) hasPole = true;
