@@ -1,6 +1,14 @@
 // The public API of babylon-fabrik: re-exports only.
 export * from "./solver/index.js";
 export {
+  FabrikDebugView,
+  FABRIK_DEBUG_COLORS,
+  type FabrikDebugViewOptions,
+  type FabrikDebugStats,
+  type FabrikTargetInfo,
+  inspectorPrefix,
+  getSelectedJoint,
+  setSelectedJoint,
   FabrikBehavior,
   type FabrikBehaviorOptions,
   type FabrikJoint,
@@ -22,3 +30,4 @@ export {
   type SkeletonRig,
   type SkeletonRigOptions,
 } from "./babylon/index.js";
+export * from "./helpers/index.js";

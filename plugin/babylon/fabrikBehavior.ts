@@ -2,6 +2,7 @@ import type { Behavior } from "@babylonjs/core/Behaviors/behavior.js";
 import type { Bone } from "@babylonjs/core/Bones/bone.js";
 import type { Skeleton } from "@babylonjs/core/Bones/skeleton.js";
 import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
+import type { IInspectable } from "@babylonjs/core/Misc/iInspectable.js";
 import { Logger } from "@babylonjs/core/Misc/logger.js";
 import { Observable, type Observer } from "@babylonjs/core/Misc/observable.js";
 import type { Scene } from "@babylonjs/core/scene.js";
@@ -15,6 +16,7 @@ import { createRig, type Rig } from "../solver/rig.js";
 import { discoverEndEffectors, type EndEffectorInfo } from "./endEffectors.js";
 import { humanoidLimitPreset } from "./humanoidLimits.js";
 import { findHumanoidRoles, HUMANOID_ROLES, type HumanoidRole, type HumanoidRoles } from "./humanoidRoles.js";
+import { installInspectorProperties } from "./inspectorProperties.js";
 import { isAncestor, jointDepths } from "./jointTree.js";
 import { PoseReader } from "./poseReader.js";
 import { GLOBAL_WEIGHT_SLOT, RotationWriter } from "./rotationWriter.js";
@@ -106,6 +108,20 @@ export interface FabrikSolvedEvent {
   readonly written: number;
 }
 
+/** A target as set, for tools and inspectors (see {@link FabrikBehavior.targets}). */
+export interface FabrikTargetInfo {
+  readonly joint: number;
+  /** How the user named the joint. */
+  readonly label: string;
+  readonly source: TargetSource;
+  readonly weight: number;
+  /** As given or defaulted by role; undefined: up to the root. `plan.chainLengths` has the resolved value. */
+  readonly chainLength: number | undefined;
+  readonly matchOrientation: boolean;
+  readonly rotation: QuaternionLike | null;
+  readonly pole: TargetSource | null;
+}
+
 interface TargetEntry {
   readonly joint: number;
   /** How the user named the joint, for messages. */
@@ -195,6 +211,11 @@ export class FabrikBehavior implements Behavior<TransformNode> {
   /** When false, nothing is read or written: the animated pose is left exactly as it is. */
   enabled = true;
   attachedNode: Nullable<TransformNode> = null;
+  /** Fired when the set of effectors changes (a new joint or chain length, a removal): the plan was rebuilt. */
+  readonly onTargetsChangedObservable = new Observable<FabrikBehavior>();
+  /** Inspector rows, filled while attached: lets the behavior be an Inspector `additionalNodes` entry. */
+  inspectableCustomProperties: IInspectable[] = [];
+  private _uninstallInspector: (() => void) | null = null;
 
   private readonly _stage: FabrikStage;
   private readonly _limitPreset: FabrikLimitPreset;
@@ -348,6 +369,35 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     return this._compiled?.plan ?? null;
   }
 
+  /** The current targets, in effector order (a fresh array of snapshots each call). */
+  get targets(): readonly FabrikTargetInfo[] {
+    return (this._compiled?.entries ?? []).map((e) => ({
+      joint: e.joint,
+      label: e.label,
+      source: e.binding.source,
+      weight: e.weight,
+      chainLength: e.chainLength,
+      matchOrientation: e.matchOrientation,
+      rotation: e.rotation,
+      pole: e.pole?.source ?? null,
+    }));
+  }
+
+  /** Model-space target points (x y z per effector) of the last solve, live; null without targets. */
+  get targetPositions(): Float64Array | null {
+    return this._compiled?.targets ?? null;
+  }
+
+  /** The current plan's solver settings (tolerance in model units, iteration cap), live; null without targets. */
+  get solveSettings(): Readonly<SolveSettings> | null {
+    return this._compiled?.settings ?? null;
+  }
+
+  /** The model root's world matrix (Babylon `Matrix.m` layout) of the last pose read, live; null before attach. */
+  get modelToWorld(): Float64Array | null {
+    return this._reader?.modelToWorld ?? null;
+  }
+
   /** Joints whose local rotations the behavior writes for the current targets, parents first. */
   get writtenJoints(): Int32Array {
     return this._compiled?.writer.joints ?? new Int32Array(0);
@@ -419,11 +469,14 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     this._stageObserver = stage.add(this._onStage);
     this._restoreObserver = scene.onAfterRenderObservable.add(this._onAfterRender);
     this.attachedNode = node;
+    this._uninstallInspector = installInspectorProperties(this);
   }
 
   /** Puts the animated pose back, removes every observer and forgets the rig and targets. Idempotent. */
   detach(): void {
     if (this.attachedNode === null) return;
+    this._uninstallInspector?.();
+    this._uninstallInspector = null;
     this._restore();
     this._stageObserver?.remove();
     this._restoreObserver?.remove();
@@ -711,6 +764,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     // The joints the old layout wrote may not be in the new one: hand them back to the animation now.
     this._restore();
     this._compiled = compiled;
+    this.onTargetsChangedObservable.notifyObservers(this);
   }
 
   private _restore(): void {

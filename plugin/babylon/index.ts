@@ -44,7 +44,16 @@ export {
   type FabrikLimitPreset,
   type FabrikSolvedEvent,
   type FabrikStage,
+  type FabrikTargetInfo,
   type FabrikTargetOptions,
 } from "./fabrikBehavior.js";
+export {
+  FABRIK_DEBUG_COLORS,
+  FabrikDebugView,
+  type FabrikDebugStats,
+  type FabrikDebugViewOptions,
+} from "./debugView.js";
+export { inspectorPrefix } from "./inspectorProperties.js";
+export { getSelectedJoint, setSelectedJoint } from "./jointSelection.js";
 export type { QuaternionLike, TargetSource } from "./targetBinding.js";
 export { humanoidLimitPreset } from "./humanoidLimits.js";

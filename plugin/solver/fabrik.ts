@@ -30,6 +30,7 @@ import type { Pose } from "./pose.js";
 import {
   quatConjugateMultiply as quatConjugateMultiplyBinding,
   quatMultiply as quatMultiplyBinding,
+  quatNormalize as quatNormalizeBinding,
   quatRotate as quatRotateBinding,
   quatRotateInverse as quatRotateInverseBinding,
 } from "./quaternion.js";
@@ -54,6 +55,7 @@ const applyPoles = applyPolesBinding;
 const bendCollinearChains = bendCollinearChainsBinding;
 const quatConjugateMultiply = quatConjugateMultiplyBinding;
 const quatMultiply = quatMultiplyBinding;
+const quatNormalize = quatNormalizeBinding;
 const quatRotate = quatRotateBinding;
 const quatRotateInverse = quatRotateInverseBinding;
 
@@ -576,4 +578,7 @@ function placeRigidly(plan: SolvePlan, j: number, positions: Float64Array, orien
   positions[j3 + 1] = positions[p3 + 1] + len * temp[5];
   positions[j3 + 2] = positions[p3 + 2] + len * temp[6];
   quatMultiply(orientations, 4 * j, orientations, 4 * p, inputLocal, 4 * j);
+  // inputLocal carries the norm errors of both input orientations, so without this a long passive tail
+  // solved frame after frame from its own output squares them down the chain until it is rejected.
+  quatNormalize(orientations, 4 * j);
 }

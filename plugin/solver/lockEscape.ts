@@ -167,6 +167,9 @@ function turnToward(
     positions[j3 + 1] = positions[3 * q + 1] + len * temp[V + 1];
     positions[j3 + 2] = positions[3 * q + 2] + len * temp[V + 2];
     quatMultiply(orientations, 4 * j, orientations, q4, currentLocal, 4 * j);
+    // Each turn re-derives the subtree's locals from its orientations, so any norm error would be squared
+    // down the chain on every turn (a 100-joint tail reached Infinity); keep them unit.
+    quatNormalize(orientations, 4 * j);
   }
 }
 

@@ -1,0 +1,296 @@
+/*
+ * Vector and quaternion arithmetic on Float64Array slots, for the helpers' per-frame paths.
+ *
+ * Babylon's Vector3 and Quaternion keep their components behind getters and setters; when V8 does not
+ * inline such a call (a large caller has spent its inlining budget) every double crossing it is boxed on
+ * the heap. Working on typed arrays and passing only arrays and small integer offsets keeps a frame free of
+ * allocation. Quaternions are x y z w, Hamilton products (`a·b` applies b first), as Babylon's `multiply`.
+ */
+
+/** out[o..o+2] = v[vo..vo+2] / |v|; false (out untouched) when |v| is 0 or not finite. */
+export function normalize3(out: Float64Array, o: number, v: Float64Array, vo: number): boolean {
+  const x = v[vo],
+    y = v[vo + 1],
+    z = v[vo + 2];
+  const len = Math.sqrt(x * x + y * y + z * z);
+  if (!(len > 0) || !Number.isFinite(len)) return false;
+  out[o] = x / len;
+  out[o + 1] = y / len;
+  out[o + 2] = z / len;
+  return true;
+}
+
+/** out[o..o+3] = a[ao..] · b[bo..]. `out` may alias either input. */
+export function quatMultiply(
+  out: Float64Array,
+  o: number,
+  a: Float64Array,
+  ao: number,
+  b: Float64Array,
+  bo: number,
+): void {
+  const ax = a[ao],
+    ay = a[ao + 1],
+    az = a[ao + 2],
+    aw = a[ao + 3];
+  const bx = b[bo],
+    by = b[bo + 1],
+    bz = b[bo + 2],
+    bw = b[bo + 3];
+  out[o] = aw * bx + ax * bw + ay * bz - az * by;
+  out[o + 1] = aw * by - ax * bz + ay * bw + az * bx;
+  out[o + 2] = aw * bz + ax * by - ay * bx + az * bw;
+  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
+}
+
+/** out[o..o+3] = conj(a[ao..]) · b[bo..]: for unit a, a's inverse times b. `out` may alias either. */
+export function quatConjugateMultiply(
+  out: Float64Array,
+  o: number,
+  a: Float64Array,
+  ao: number,
+  b: Float64Array,
+  bo: number,
+): void {
+  const ax = -a[ao],
+    ay = -a[ao + 1],
+    az = -a[ao + 2],
+    aw = a[ao + 3];
+  const bx = b[bo],
+    by = b[bo + 1],
+    bz = b[bo + 2],
+    bw = b[bo + 3];
+  out[o] = aw * bx + ax * bw + ay * bz - az * by;
+  out[o + 1] = aw * by - ax * bz + ay * bw + az * bx;
+  out[o + 2] = aw * bz + ax * by - ay * bx + az * bw;
+  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
+}
+
+/** out[o..o+3] = a[ao..] · conj(b[bo..]): for unit b, a times b's inverse. `out` may alias either. */
+export function quatMultiplyConjugate(
+  out: Float64Array,
+  o: number,
+  a: Float64Array,
+  ao: number,
+  b: Float64Array,
+  bo: number,
+): void {
+  const ax = a[ao],
+    ay = a[ao + 1],
+    az = a[ao + 2],
+    aw = a[ao + 3];
+  const bx = -b[bo],
+    by = -b[bo + 1],
+    bz = -b[bo + 2],
+    bw = b[bo + 3];
+  out[o] = aw * bx + ax * bw + ay * bz - az * by;
+  out[o + 1] = aw * by - ax * bz + ay * bw + az * bx;
+  out[o + 2] = aw * bz + ax * by - ay * bx + az * bw;
+  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
+}
+
+/** out[o..o+2] = q[qo..] applied to v[vo..]. `out` may alias v. */
+export function quatRotate(
+  out: Float64Array,
+  o: number,
+  q: Float64Array,
+  qo: number,
+  v: Float64Array,
+  vo: number,
+): void {
+  const qx = q[qo],
+    qy = q[qo + 1],
+    qz = q[qo + 2],
+    qw = q[qo + 3];
+  const vx = v[vo],
+    vy = v[vo + 1],
+    vz = v[vo + 2];
+  // v + 2w (q × v) + 2 q × (q × v)
+  const tx = 2 * (qy * vz - qz * vy),
+    ty = 2 * (qz * vx - qx * vz),
+    tz = 2 * (qx * vy - qy * vx);
+  out[o] = vx + qw * tx + (qy * tz - qz * ty);
+  out[o + 1] = vy + qw * ty + (qz * tx - qx * tz);
+  out[o + 2] = vz + qw * tz + (qx * ty - qy * tx);
+}
+
+/**
+ * out[o..o+3] = the shortest rotation taking unit `from[fo..]` onto unit `to[to_..]`. Opposite vectors turn
+ * half a revolution about an axis square to `from`.
+ */
+export function quatFromTo(
+  out: Float64Array,
+  o: number,
+  from: Float64Array,
+  fo: number,
+  to: Float64Array,
+  t: number,
+): void {
+  const fx = from[fo],
+    fy = from[fo + 1],
+    fz = from[fo + 2];
+  const tx = to[t],
+    ty = to[t + 1],
+    tz = to[t + 2];
+  const d = fx * tx + fy * ty + fz * tz;
+  let x: number, y: number, z: number, w: number;
+  if (d < -1 + 1e-12) {
+    // Any axis square to `from`: cross with the axis it is least aligned with.
+    if (Math.abs(fx) < 0.9) {
+      x = 0;
+      y = fz;
+      z = -fy;
+    } else {
+      x = -fz;
+      y = 0;
+      z = fx;
+    }
+    w = 0;
+  } else {
+    x = fy * tz - fz * ty;
+    y = fz * tx - fx * tz;
+    z = fx * ty - fy * tx;
+    w = 1 + d;
+  }
+  const len = Math.sqrt(x * x + y * y + z * z + w * w);
+  out[o] = x / len;
+  out[o + 1] = y / len;
+  out[o + 2] = z / len;
+  out[o + 3] = w / len;
+}
+
+/** out[o..o+3] = the rotation by `values[angle]` radians about the unit axis `axis[ao..]`. */
+export function quatAxisAngle(
+  out: Float64Array,
+  o: number,
+  axis: Float64Array,
+  ao: number,
+  values: Float64Array,
+  angle: number,
+): void {
+  const half = values[angle] / 2;
+  const s = Math.sin(half);
+  out[o] = axis[ao] * s;
+  out[o + 1] = axis[ao + 1] * s;
+  out[o + 2] = axis[ao + 2] * s;
+  out[o + 3] = Math.cos(half);
+}
+
+/** In place: q[o..o+3] becomes the fraction `values[t]` of its rotation (a slerp from the identity). */
+export function quatScaleAngle(q: Float64Array, o: number, values: Float64Array, t: number): void {
+  let x = q[o],
+    y = q[o + 1],
+    z = q[o + 2],
+    w = q[o + 3];
+  if (w < 0) {
+    x = -x;
+    y = -y;
+    z = -z;
+    w = -w;
+  }
+  const s = Math.sqrt(x * x + y * y + z * z);
+  if (!(s > 1e-12)) {
+    q[o] = q[o + 1] = q[o + 2] = 0;
+    q[o + 3] = 1;
+    return;
+  }
+  const half = Math.atan2(s, w) * values[t];
+  const k = Math.sin(half) / s;
+  q[o] = x * k;
+  q[o + 1] = y * k;
+  q[o + 2] = z * k;
+  q[o + 3] = Math.cos(half);
+}
+
+/**
+ * out[o..o+2] = the unit direction at fraction `values[t]` of the way from unit `a[ao..]` to unit
+ * `b[bo..]` along the great circle (opposite inputs turn through a direction square to a). `out` may alias.
+ */
+export function slerpDirection(
+  out: Float64Array,
+  o: number,
+  a: Float64Array,
+  ao: number,
+  b: Float64Array,
+  bo: number,
+  values: Float64Array,
+  t: number,
+): void {
+  const ax = a[ao],
+    ay = a[ao + 1],
+    az = a[ao + 2];
+  const bx = b[bo],
+    by = b[bo + 1],
+    bz = b[bo + 2];
+  const f = values[t];
+  let d = ax * bx + ay * by + az * bz;
+  d = d > 1 ? 1 : d < -1 ? -1 : d;
+  const angle = Math.acos(d);
+  if (angle < 1e-9) {
+    out[o] = bx;
+    out[o + 1] = by;
+    out[o + 2] = bz;
+    return;
+  }
+  let px: number, py: number, pz: number;
+  if (Math.PI - angle < 1e-9) {
+    // Opposite: go through a direction square to a.
+    if (Math.abs(ax) < 0.9) {
+      px = 0;
+      py = az;
+      pz = -ay;
+    } else {
+      px = -az;
+      py = 0;
+      pz = ax;
+    }
+  } else {
+    // The part of b square to a, which with a spans the great circle.
+    px = bx - d * ax;
+    py = by - d * ay;
+    pz = bz - d * az;
+  }
+  const pl = Math.sqrt(px * px + py * py + pz * pz);
+  const c = Math.cos(f * angle),
+    s = Math.sin(f * angle) / pl;
+  out[o] = ax * c + px * s;
+  out[o + 1] = ay * c + py * s;
+  out[o + 2] = az * c + pz * s;
+}
+
+/** Copies 3 (or `n`) numbers. */
+export function copy(out: Float64Array, o: number, v: Float64Array, vo: number, n: number): void {
+  for (let i = 0; i < n; i++) out[o + i] = v[vo + i];
+}
+
+/** out[o..o+2] = the direction v[vo..] transformed by the 3x3 part of `m` (Babylon `Matrix.m` layout). */
+export function transformDirection(
+  out: Float64Array,
+  o: number,
+  m: Float64Array,
+  v: Float64Array,
+  vo: number,
+): void {
+  const x = v[vo],
+    y = v[vo + 1],
+    z = v[vo + 2];
+  out[o] = x * m[0] + y * m[4] + z * m[8];
+  out[o + 1] = x * m[1] + y * m[5] + z * m[9];
+  out[o + 2] = x * m[2] + y * m[6] + z * m[10];
+}
+
+/** out[o..o+2] = the point v[vo..] transformed by `m` (Babylon `Matrix.m` layout). `out` may alias v. */
+export function transformPoint(
+  out: Float64Array,
+  o: number,
+  m: Float64Array,
+  v: Float64Array,
+  vo: number,
+): void {
+  const x = v[vo],
+    y = v[vo + 1],
+    z = v[vo + 2];
+  out[o] = x * m[0] + y * m[4] + z * m[8] + m[12];
+  out[o + 1] = x * m[1] + y * m[5] + z * m[9] + m[13];
+  out[o + 2] = x * m[2] + y * m[6] + z * m[10] + m[14];
+}

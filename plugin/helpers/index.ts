@@ -1,0 +1,9 @@
+// Game-level helpers built on the public FabrikBehavior API: re-exports only.
+export {
+  FootPlacement,
+  type FootPlacementLeg,
+  type FootPlacementLegInfo,
+  type FootPlacementOptions,
+} from "./footPlacement.js";
+export { Reach, ReachHandle, type ReachOptions, type ReachOutcome, type ReachPhase } from "./reach.js";
+export { LookAt, type LookAtOptions } from "./lookAt.js";

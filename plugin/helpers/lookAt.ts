@@ -1,0 +1,564 @@
+import type { Bone } from "@babylonjs/core/Bones/bone.js";
+import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
+import type { Observer } from "@babylonjs/core/Misc/observable.js";
+import type { Scene } from "@babylonjs/core/scene.js";
+import type { Nullable } from "@babylonjs/core/types.js";
+import type { FabrikBehavior, FabrikJoint } from "../babylon/fabrikBehavior.js";
+import { PoseReader, type Vector3Like } from "../babylon/poseReader.js";
+import type { SkeletonRig } from "../babylon/skeletonRig.js";
+import type { TargetSource } from "../babylon/targetBinding.js";
+import { FabrikError } from "../solver/errors.js";
+import { projectRotation } from "../solver/jointLimitProjection.js";
+import { addBeforeSolve, attachedScene, frameSeconds } from "./frameHook.js";
+import {
+  copy,
+  normalize3,
+  quatConjugateMultiply,
+  quatMultiply,
+  quatMultiplyConjugate,
+  quatRotate,
+  quatScaleAngle,
+  slerpDirection,
+  transformDirection,
+  transformPoint,
+} from "./arrayMath.js";
+import { lookRotation } from "./lookRotation.js";
+import { createModelTarget } from "./modelTarget.js";
+import { PoseLayer } from "./poseLayer.js";
+import { smoothingFactor } from "./smoothing.js";
+
+export interface LookAtOptions {
+  /**
+   * The joints that turn, parents first; the last one is the head, whose forward is the gaze. Default: the
+   * `neck` and `head` roles (a root joint is never turned: on some creatures the "neck" is the body).
+   */
+  joints?: readonly FabrikJoint[];
+  /** Also turn the chest (the `upperChest` or `chest` role) below the default neck and head. Default false. */
+  chest?: boolean;
+  /**
+   * How the turn is shared, one number per joint (any scale). Default: equal, the chest taking half a share.
+   * Each joint takes its share of what is left to turn, and is kept within its limits; the head then turns
+   * the rest (within its own), so the gaze lands on the point whenever the limits allow.
+   */
+  shares?: readonly number[];
+  /** The largest turn away from the animated gaze, in radians; farther points are looked at as far as this. Default 100°. */
+  maxAngle?: number;
+  /** Time constant (seconds) with which the gaze follows the target. Default 0.12. */
+  smoothing?: number;
+  /** Seconds to fade in when a target is set, and out when it is cleared. Default 0.3. */
+  fadeTime?: number;
+  /**
+   * The gaze in model space at rest. Default: the front of the character (+Z of the node the behavior is
+   * attached to, glTF's "forward"), brought into model space.
+   */
+  forward?: Vector3Like;
+  /** Update every frame by itself (default); with false, call {@link LookAt.update} before each solve. */
+  autoUpdate?: boolean;
+}
+
+/* Slots of the scalar array: every per-frame number lives here (doubles crossing calls V8 does not
+   inline are boxed), vectors and quaternions included. */
+const DT = 0;
+const SMOOTHING = 1;
+const FRACTION = 2;
+const LAYER_WEIGHT = 3;
+const DISTANCE = 4;
+/** The head's gaze in its own frame (constant). */
+const GAZE_LOCAL = 5;
+/** Model space: world up, the animated eye and gaze, the wanted gaze, the look point. */
+const UP = 8;
+const EYE = 11;
+const GAZE = 14;
+const WANTED = 17;
+const LOOK = 20;
+/** World space: the eye, the smoothed gaze, its goal, the target point. */
+const EYE_WORLD = 23;
+const DIR = 26;
+const GOAL_DIR = 29;
+const POINT = 32;
+/** The share-out: the rigid motion so far (x' = carry·x + shift), and per joint values. */
+const CARRY = 35;
+const SHIFT = 39;
+const PIVOT = 42;
+const CUR_GAZE = 45;
+const CUR_EYE = 48;
+const TO = 51;
+const TURN = 54;
+const SHARE = 58;
+const ORIENTATION = 62;
+const PARENT = 66;
+const LOCAL = 70;
+const HEAD = 74;
+const SCRATCH = 78;
+const SLOTS = 100;
+
+const OPTION_KEYS = [
+  "joints",
+  "chest",
+  "shares",
+  "maxAngle",
+  "smoothing",
+  "fadeTime",
+  "forward",
+  "autoUpdate",
+];
+
+/**
+ * Turns the head (and neck, optionally chest) toward a point, within the behavior's joint limits, weighted
+ * and smoothed over time.
+ *
+ * ```ts
+ * const look = new LookAt(ik, { chest: true });
+ * look.target = camera;          // a Vector3 (read live), a node, or a function; null fades back out
+ * ```
+ *
+ * Each frame the wanted gaze (smoothed on the sphere around the head, in world space, so the eyes stay on
+ * the point while the body turns) is split into a turn about world up and a tilt, and shared out from the
+ * lowest joint up. The joints below the head are turned before the solve (like an animation layer, put
+ * back after rendering), each kept within the limits the behavior uses (`behavior.limits`); the head gets
+ * a target with the remaining turn as its orientation (`matchOrientation`, chain length 1 at its own place),
+ * which the solver keeps within the head's limits. Clearing the target (or `weight` 0) fades the look out;
+ * at 0 the head's target is removed and the animation shows exactly.
+ *
+ * Why not one target per joint: the behavior writes a matched orientation only for the effector itself,
+ * and the joints below a matched effector are then written against the solver's unmatched orientation,
+ * so nested orientation targets (neck and head) come out wrong; the layer sidesteps that.
+ *
+ * A frame allocates nothing.
+ */
+export class LookAt {
+  /** The weight to fade toward while a target is set, 0..1. */
+  weight = 1;
+  maxAngle: number;
+  smoothing: number;
+  fadeTime: number;
+  /** The turning joints, parents first; the last is the head. */
+  readonly joints: readonly number[];
+  /** The head's target node (model space), for debug views. */
+  readonly headTarget: TransformNode;
+
+  private _target: TargetSource | null = null;
+  private readonly _rig: SkeletonRig;
+  private readonly _reader: PoseReader;
+  private readonly _layer: PoseLayer;
+  private readonly _head: TransformNode | Bone;
+  private readonly _shares: Float64Array;
+  private readonly _v = new Float64Array(SLOTS);
+  private readonly _projection = new Float64Array(16);
+  private _current = 0;
+  private _goalWeight = 0;
+  private _installed = false;
+  private _tracking = false;
+  private _disposed = false;
+  private _frameObserver: Nullable<Observer<Scene>> = null;
+  private _restoreObserver: Nullable<Observer<Scene>>;
+
+  constructor(
+    readonly behavior: FabrikBehavior,
+    options: LookAtOptions = {},
+  ) {
+    const who = "LookAt";
+    const scene = attachedScene(behavior, who);
+    for (const key of Object.keys(options)) {
+      if (!OPTION_KEYS.includes(key)) {
+        throw new FabrikError(`${who}: unknown option "${key}" (options are ${OPTION_KEYS.join(", ")})`);
+      }
+    }
+    const rig = behavior.rig!;
+    this._rig = rig;
+    this.joints = lookJoints(behavior, options, who);
+    const n = this.joints.length;
+    const shares =
+      options.shares ?? this.joints.map((_, i) => (options.chest === true && i === 0 && n > 2 ? 0.5 : 1));
+    if (
+      shares.length !== n ||
+      shares.some((s) => typeof s !== "number" || !(s >= 0) || !Number.isFinite(s))
+    ) {
+      throw new FabrikError(
+        `${who}: shares must hold one finite number >= 0 per joint (${n})`,
+        undefined,
+        "shares",
+      );
+    }
+    this._shares = Float64Array.from(shares);
+    this.maxAngle = nonNegative(options.maxAngle ?? (100 * Math.PI) / 180, "maxAngle", who);
+    this.smoothing = nonNegative(options.smoothing ?? 0.12, "smoothing", who);
+    this.fadeTime = nonNegative(options.fadeTime ?? 0.3, "fadeTime", who);
+
+    this._reader = new PoseReader(rig);
+    const head = this.joints[n - 1];
+    this._head = rig.nodes[head] ?? rig.bones[head][0];
+    this._gazeFromRest(head, options.forward, who);
+    this._layer = new PoseLayer(rig, this.joints.slice(0, n - 1));
+    this.headTarget = createModelTarget(behavior, scene, `${rig.names[head]} look target`);
+    if (options.autoUpdate ?? true) {
+      this._frameObserver = addBeforeSolve(behavior, scene, () => {
+        frameSeconds(scene, this._v, DT);
+        this._step();
+      });
+    }
+    this._restoreObserver = scene.onAfterRenderObservable.add(() => this._layer.restore());
+  }
+
+  /** What to look at: a Vector3 (read live), a node, a function returning a point, or null to look away. */
+  get target(): TargetSource | null {
+    return this._target;
+  }
+  set target(value: TargetSource | null) {
+    if (value !== null && !(value instanceof TransformNode) && typeof value !== "function") {
+      const v = value as Partial<Vector3Like>;
+      if (typeof v?.x !== "number" || typeof v.y !== "number" || typeof v.z !== "number") {
+        throw new FabrikError(
+          "LookAt: target must be a Vector3, a TransformNode, a function or null",
+          undefined,
+          "target",
+        );
+      }
+    }
+    this._target = value;
+  }
+
+  /** The weight shown this frame (it fades toward `weight`, or 0 without a target). */
+  get currentWeight(): number {
+    return this._current;
+  }
+
+  /** One frame of `dt` seconds. Call it yourself only with `autoUpdate: false`, before the solve. */
+  update(dt: number): void {
+    this._v[DT] = dt;
+    this._step();
+  }
+
+  /** Removes the observers and the head's target, and puts the turned joints back. Idempotent. */
+  dispose(): void {
+    if (this._disposed) return;
+    this._disposed = true;
+    this._frameObserver?.remove();
+    this._restoreObserver?.remove();
+    this._frameObserver = this._restoreObserver = null;
+    this._layer.restore();
+    if (this._installed && this.behavior.rig === this._rig) this.behavior.removeTarget(this._head);
+    this._installed = false;
+    this.headTarget.dispose();
+  }
+
+  /** One frame, `_v[DT]` seconds long. */
+  private _step(): void {
+    if (this._disposed) return;
+    this._layer.restore();
+    const ik = this.behavior;
+    if (ik.rig !== this._rig) return;
+    const reader = this._reader;
+    reader.read();
+    this._advance();
+    const valid = this._target !== null && reader.worldToModelValid && this._readTarget();
+    this._goalWeight = valid ? Math.max(0, Math.min(1, this.weight)) : 0;
+    if (!(this._current > 0) && !(this._goalWeight > 0)) {
+      this._tracking = false;
+      if (this._installed) {
+        ik.removeTarget(this._head);
+        this._installed = false;
+      }
+      return;
+    }
+    if (!reader.worldToModelValid) return;
+    this._readHead();
+    if (!this._tracking) {
+      // Start from where the head looks now, so the turn toward the point is smoothed too.
+      copy(this._v, DIR, this._v, GOAL_DIR, 3);
+      this._tracking = true;
+    }
+    if (valid) {
+      this._takeGoal();
+      // Without smoothing the gaze goes where the target is now, not where it was a frame ago.
+      if (!(this.smoothing > 0)) copy(this._v, DIR, this._v, GOAL_DIR, 3);
+    }
+    // A disabled behavior solves nothing; turning the neck alone would look half done.
+    if (!(this._current > 0) || !ik.enabled) return;
+    this._lookPoint();
+    this._v[LAYER_WEIGHT] = ik.weight;
+    this._distribute();
+    this._writeHeadTarget();
+    if (!this._installed) {
+      ik.setTarget(this._head, this.headTarget, { chainLength: 1, matchOrientation: true });
+      this._installed = true;
+    }
+  }
+
+  /**
+   * Over the frame just past, the weight and the smoothed gaze moved toward the goals seen at its start (see
+   * FootPlacement): the exact solution for goals held between frames, the same at any frame rate.
+   */
+  private _advance(): void {
+    const v = this._v;
+    const dt = v[DT];
+    const step = this.fadeTime > 0 ? (dt > 0 ? dt / this.fadeTime : 0) : 1;
+    const goal = this._goalWeight;
+    const c = this._current;
+    this._current = c < goal ? Math.min(goal, c + step) : Math.max(goal, c - step);
+    if (!this._tracking) return;
+    v[SMOOTHING] = this.smoothing;
+    smoothingFactor(v, DT, SMOOTHING, FRACTION);
+    slerpDirection(v, DIR, v, DIR, v, GOAL_DIR, v, FRACTION);
+  }
+
+  /** The animated eye and gaze (model space), world up in model space, and the eye in world space. */
+  private _readHead(): void {
+    const v = this._v;
+    const reader = this._reader;
+    const head = this.joints[this.joints.length - 1];
+    const w2m = reader.worldToModel;
+    v[UP] = w2m[4];
+    v[UP + 1] = w2m[5];
+    v[UP + 2] = w2m[6];
+    normalize3(v, UP, v, UP);
+    copy(v, EYE, reader.positions, 3 * head, 3);
+    quatRotate(v, GAZE, reader.orientations, 4 * head, v, GAZE_LOCAL);
+    transformPoint(v, EYE_WORLD, reader.modelToWorld, v, EYE);
+    if (!this._tracking) {
+      transformDirection(v, GOAL_DIR, reader.modelToWorld, v, GAZE);
+      normalize3(v, GOAL_DIR, v, GOAL_DIR);
+    }
+  }
+
+  /** The wanted gaze (world), from the eye to the target, and its distance. */
+  private _takeGoal(): void {
+    const v = this._v;
+    const x = v[POINT] - v[EYE_WORLD],
+      y = v[POINT + 1] - v[EYE_WORLD + 1],
+      z = v[POINT + 2] - v[EYE_WORLD + 2];
+    const length = Math.sqrt(x * x + y * y + z * z);
+    if (!(length > 0)) return;
+    v[GOAL_DIR] = x / length;
+    v[GOAL_DIR + 1] = y / length;
+    v[GOAL_DIR + 2] = z / length;
+    v[DISTANCE] = length;
+  }
+
+  /**
+   * The point to look at this frame (model space): along the smoothed gaze at the target's distance, no
+   * further than `maxAngle` from the animated gaze, and only the current weight of the way there.
+   */
+  private _lookPoint(): void {
+    const v = this._v;
+    const w2m = this._reader.worldToModel;
+    transformDirection(v, WANTED, w2m, v, DIR);
+    normalize3(v, WANTED, v, WANTED);
+    let d = v[GAZE] * v[WANTED] + v[GAZE + 1] * v[WANTED + 1] + v[GAZE + 2] * v[WANTED + 2];
+    d = d > 1 ? 1 : d < -1 ? -1 : d;
+    const angle = Math.acos(d);
+    v[FRACTION] = angle > this.maxAngle ? (this._current * this.maxAngle) / angle : this._current;
+    slerpDirection(v, WANTED, v, GAZE, v, WANTED, v, FRACTION);
+    const modelPerWorld = Math.sqrt(w2m[4] * w2m[4] + w2m[5] * w2m[5] + w2m[6] * w2m[6]);
+    const distance = v[DISTANCE] * modelPerWorld;
+    for (let k = 0; k < 3; k++) v[LOOK + k] = v[EYE + k] + v[WANTED + k] * distance;
+  }
+
+  /**
+   * Shares the turn toward the look point out over the joints, lowest first: each turns its share of what is
+   * left (about its own pivot, carrying everything above it), within its limits; the head gets the rest as
+   * its target orientation. `_v[LAYER_WEIGHT]` scales the turns written before the solve, as the behavior's
+   * own weight scales what it writes.
+   */
+  private _distribute(): void {
+    const v = this._v;
+    const joints = this.joints;
+    const count = joints.length;
+    // The rigid motion of everything above the joints turned so far: x' = carry · x + shift.
+    v[CARRY] = v[CARRY + 1] = v[CARRY + 2] = 0;
+    v[CARRY + 3] = 1;
+    v[SHIFT] = v[SHIFT + 1] = v[SHIFT + 2] = 0;
+    let remaining = 0;
+    for (let k = 0; k < count; k++) remaining += this._shares[k];
+    for (let k = 0; k < count; k++) {
+      this._turnToward(joints[k]);
+      if (k === count - 1) break;
+      v[FRACTION] = (remaining > 0 ? this._shares[k] / remaining : 1) * v[LAYER_WEIGHT];
+      remaining -= this._shares[k];
+      this._turnJoint(joints[k]);
+    }
+  }
+
+  /** Where joint `j`, the eye and the gaze are after the turns so far, and the turn still wanted (TURN). */
+  private _turnToward(j: number): void {
+    const v = this._v;
+    const p = this._reader.positions;
+    quatRotate(v, PIVOT, v, CARRY, p, 3 * j);
+    quatRotate(v, CUR_EYE, v, CARRY, v, EYE);
+    quatRotate(v, CUR_GAZE, v, CARRY, v, GAZE);
+    for (let k = 0; k < 3; k++) {
+      v[PIVOT + k] += v[SHIFT + k];
+      v[CUR_EYE + k] += v[SHIFT + k];
+      v[TO + k] = v[LOOK + k] - v[CUR_EYE + k];
+    }
+    if (!normalize3(v, TO, v, TO)) copy(v, TO, v, CUR_GAZE, 3);
+    lookRotation(v, TURN, v, CUR_GAZE, v, TO, v, UP, v, SCRATCH);
+    // The head's wanted orientation: its own, carried, then turned by all that is left.
+    quatMultiply(v, HEAD, v, CARRY, this._reader.orientations, 4 * j);
+    quatMultiply(v, HEAD, v, TURN, v, HEAD);
+  }
+
+  /**
+   * Turns joint `j` by the fraction `_v[FRACTION]` of TURN, within its limits, writes its local rotation to
+   * the layer, and adds the turn it really took to the carried motion.
+   */
+  private _turnJoint(j: number): void {
+    const v = this._v;
+    const orientations = this._reader.orientations;
+    copy(v, SHARE, v, TURN, 4);
+    quatScaleAngle(v, SHARE, v, FRACTION);
+    // The joint's orientation now (carried) and wanted; its parent's now; the local rotation between.
+    quatMultiply(v, ORIENTATION, v, CARRY, orientations, 4 * j);
+    quatMultiply(v, LOCAL, v, SHARE, v, ORIENTATION);
+    const parent = this._rig.parents[j];
+    if (parent >= 0) {
+      quatMultiply(v, PARENT, v, CARRY, orientations, 4 * parent);
+      quatConjugateMultiply(v, LOCAL, v, PARENT, v, LOCAL);
+    }
+    this._clampLocal(j);
+    this._layer.writeRotation(j, v, LOCAL);
+    // The turn taken: the joint's new orientation times the inverse of its carried one.
+    if (parent >= 0) quatMultiply(v, LOCAL, v, PARENT, v, LOCAL);
+    quatMultiplyConjugate(v, SHARE, v, LOCAL, v, ORIENTATION);
+    quatMultiply(v, CARRY, v, SHARE, v, CARRY);
+    // shift' = share · (shift − pivot) + pivot: the turn is about the joint's current place.
+    for (let k = 0; k < 3; k++) v[SHIFT + k] -= v[PIVOT + k];
+    quatRotate(v, SHIFT, v, SHARE, v, SHIFT);
+    for (let k = 0; k < 3; k++) v[SHIFT + k] += v[PIVOT + k];
+  }
+
+  /** Keeps the local rotation at LOCAL within joint `j`'s limits, as the solver measures them (from rest). */
+  private _clampLocal(j: number): void {
+    const limits = this.behavior.limits;
+    if (limits === null) return;
+    const v = this._v;
+    // Δ = rest⁻¹ · local, projected onto the limits, then local = rest · Δ.
+    quatConjugateMultiply(v, LOCAL, limits.restLocal, 4 * j, v, LOCAL);
+    projectRotation(limits, j, v, LOCAL, this._projection, 0);
+    quatMultiply(v, LOCAL, limits.restLocal, 4 * j, v, LOCAL);
+  }
+
+  /** The head's target: where it is now (after the turns below it), turned by the rest of the look. */
+  private _writeHeadTarget(): void {
+    const v = this._v;
+    const node = this.headTarget;
+    node.position.set(v[PIVOT], v[PIVOT + 1], v[PIVOT + 2]);
+    node.rotationQuaternion!.set(v[HEAD], v[HEAD + 1], v[HEAD + 2], v[HEAD + 3]);
+  }
+
+  /** The target's world position into POINT; false when it is not a finite point. */
+  private _readTarget(): boolean {
+    const v = this._v;
+    const source = this._target;
+    if (source instanceof TransformNode) {
+      const m = source.computeWorldMatrix(true).m;
+      v[POINT] = m[12];
+      v[POINT + 1] = m[13];
+      v[POINT + 2] = m[14];
+    } else if (typeof source === "function") {
+      const p = source() as Vector3Like | null | undefined;
+      if (p == null) return false;
+      v[POINT] = p.x;
+      v[POINT + 1] = p.y;
+      v[POINT + 2] = p.z;
+    } else if (source !== null) {
+      v[POINT] = source.x;
+      v[POINT + 1] = source.y;
+      v[POINT + 2] = source.z;
+    } else {
+      return false;
+    }
+    return Number.isFinite(v[POINT]) && Number.isFinite(v[POINT + 1]) && Number.isFinite(v[POINT + 2]);
+  }
+
+  /** The head's gaze in its own frame, from the forward direction at rest. */
+  private _gazeFromRest(head: number, forward: Vector3Like | undefined, who: string): void {
+    const v = this._v;
+    if (forward !== undefined) {
+      v[GAZE] = forward.x;
+      v[GAZE + 1] = forward.y;
+      v[GAZE + 2] = forward.z;
+    } else {
+      // glTF characters face +Z of their root: that axis, in world space, then in model space.
+      const m = this.behavior.attachedNode!.computeWorldMatrix(true).m;
+      v[TO] = m[8];
+      v[TO + 1] = m[9];
+      v[TO + 2] = m[10];
+      transformDirection(v, GAZE, this._reader.worldToModel, v, TO);
+    }
+    if (!normalize3(v, GAZE, v, GAZE)) {
+      throw new FabrikError(`${who}: forward must be a non-zero, finite direction`, undefined, "forward");
+    }
+    // rest⁻¹ (the conjugate of the head's rest orientation) applied to the gaze.
+    v[ORIENTATION] = v[ORIENTATION + 1] = v[ORIENTATION + 2] = 0;
+    v[ORIENTATION + 3] = 1;
+    quatConjugateMultiply(v, ORIENTATION, this._rig.restOrientations, 4 * head, v, ORIENTATION);
+    quatRotate(v, GAZE_LOCAL, v, ORIENTATION, v, GAZE);
+  }
+}
+
+/** The look joints: given, or neck and head by role (with the chest when asked), roots left out. */
+function lookJoints(ik: FabrikBehavior, options: LookAtOptions, who: string): number[] {
+  const rig = ik.rig!;
+  const parents = rig.parents;
+  let joints: number[];
+  if (options.joints !== undefined) {
+    if (options.joints.length === 0)
+      throw new FabrikError(`${who}: joints must not be empty`, undefined, "joints");
+    joints = options.joints.map((joint) => {
+      const j = ik.jointIndex(joint);
+      if (j < 0) {
+        const name = typeof joint === "string" ? joint : ((joint as { name?: string }).name ?? String(joint));
+        throw new FabrikError(`${who}: no joint "${name}" in the rig`, undefined, "joints");
+      }
+      return j;
+    });
+  } else {
+    const roles = ik.roles;
+    if (roles.head === undefined) {
+      throw new FabrikError(
+        `${who}: no head role on this rig; name the joints: { joints: ["Neck", "Head"] }`,
+        undefined,
+        "joints",
+      );
+    }
+    const wanted = [
+      options.chest === true ? (roles.upperChest ?? roles.chest) : undefined,
+      roles.neck,
+      roles.head,
+    ];
+    joints = wanted.filter((j): j is number => j !== undefined && parents[j] >= 0);
+    joints = joints.filter(
+      (j, i) => i === joints.length - 1 || isAbove(parents, j, joints[joints.length - 1]),
+    );
+  }
+  for (let i = 1; i < joints.length; i++) {
+    if (!isAbove(parents, joints[i - 1], joints[i])) {
+      throw new FabrikError(
+        `${who}: joints must run from parent to child: "${rig.names[joints[i - 1]]}" is not above "${rig.names[joints[i]]}"`,
+        joints[i],
+        "joints",
+      );
+    }
+  }
+  if (parents[joints[joints.length - 1]] < 0) {
+    throw new FabrikError(
+      `${who}: the head "${rig.names[joints[joints.length - 1]]}" is a root joint`,
+      undefined,
+      "joints",
+    );
+  }
+  return joints;
+}
+
+function isAbove(parents: Int32Array, ancestor: number, j: number): boolean {
+  for (let k = parents[j]; k >= 0; k = parents[k]) if (k === ancestor) return true;
+  return false;
+}
+
+function nonNegative(value: unknown, option: string, who: string): number {
+  if (typeof value !== "number" || !(value >= 0) || Number.isNaN(value)) {
+    throw new FabrikError(`${who}: ${option} must be a number >= 0, got ${String(value)}`, undefined, option);
+  }
+  return value;
+}

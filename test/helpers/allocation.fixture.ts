@@ -1,0 +1,114 @@
+// Measures per-frame allocation of the helpers outside vitest (run with `node --import tsx`): vitest's
+// module transform turns every imported binding into a getter, which blocks inlining and boxes doubles
+// that a bundled build never boxes. Prints one JSON line: bytes per update, ours and Babylon's.
+import { Ray } from "@babylonjs/core/Culling/ray.js";
+import { Vector3 } from "@babylonjs/core/Maths/math.vector.js";
+import { Session } from "node:inspector/promises";
+import { FabrikBehavior } from "../../plugin/babylon/fabrikBehavior.js";
+import { FootPlacement } from "../../plugin/helpers/footPlacement.js";
+import { LookAt } from "../../plugin/helpers/lookAt.js";
+import { Reach } from "../../plugin/helpers/reach.js";
+import { OWN_CHARACTERS, loadCharacter } from "../babylon/characters.js";
+import { createSlope } from "./helperHarness.js";
+
+interface Sample {
+  readonly own: number;
+  readonly total: number;
+  readonly sites: string[];
+}
+
+function measuredCalls(work: () => void, calls: number): void {
+  for (let i = 0; i < calls; i++) work();
+}
+
+async function measure(work: () => void, calls = 20000): Promise<Sample> {
+  measuredCalls(work, 20000);
+  const session = new Session();
+  session.connect();
+  await session.post("HeapProfiler.enable");
+  await session.post("HeapProfiler.startSampling", {
+    samplingInterval: 32,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  } as never);
+  measuredCalls(work, calls);
+  const { profile } = await session.post("HeapProfiler.stopSampling");
+  session.disconnect();
+  let own = 0;
+  let total = 0;
+  const sites = new Map<string, number>();
+  const walk = (node: typeof profile.head, inside: boolean, path: string[]): void => {
+    const frame = node.callFrame;
+    const here = `${frame.functionName || "(anonymous)"} ${frame.url.replace(/^.*\/(node_modules|plugin)\//, "$1/")}:${frame.lineNumber + 1}`;
+    const within = inside || frame.functionName === "measuredCalls";
+    if (within && node.selfSize > 0) {
+      total += node.selfSize;
+      if (!frame.url.includes("node_modules")) {
+        own += node.selfSize;
+        const key = [...path, here].slice(-3).join(" < ");
+        sites.set(key, (sites.get(key) ?? 0) + node.selfSize);
+      }
+    }
+    for (const child of node.children) walk(child, within, within ? [...path, here] : path);
+  };
+  walk(profile.head, false, []);
+  const top = [...sites.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5);
+  return {
+    own: own / calls,
+    total: total / calls,
+    sites: top.map(([k, v]) => `${(v / calls).toFixed(1)} B ${k}`),
+  };
+}
+
+const loaded = await loadCharacter(OWN_CHARACTERS[0]);
+const ik = new FabrikBehavior();
+loaded.root.addBehavior(ik, true);
+createSlope(loaded.scene, 10);
+const scene = loaded.scene;
+for (const g of scene.animationGroups) g.stop();
+
+const only = process.argv[2];
+const result: Record<string, Sample> = {};
+
+if (only === undefined || only === "footPlacement") {
+  const feet = new FootPlacement(ik, { autoUpdate: false });
+  for (let i = 0; i < 10; i++) {
+    feet.update(1 / 60);
+    scene.render();
+  }
+  const foot = await measure(() => feet.update(1 / 60));
+  // Once more with Babylon's picking replaced by its last result: what is left is ours alone.
+  const ray = new Ray(new Vector3(0.09, 0.5, 0), new Vector3(0, -1, 0), 2);
+  const cached = scene.pickWithRay(ray)!;
+  const cachedNormal = cached.getNormal(true, false);
+  scene.pickWithRay = () => cached;
+  cached.getNormal = () => cachedNormal;
+  const footWithoutPicking = await measure(() => feet.update(1 / 60));
+  feet.dispose();
+  result.footPlacement = foot;
+  result.footWithoutPicking = footWithoutPicking;
+}
+
+if (only === undefined || only === "lookAt") {
+  const look = new LookAt(ik, { autoUpdate: false, chest: true });
+  look.target = new Vector3(1, 1.7, 1);
+  for (let i = 0; i < 30; i++) {
+    look.update(1 / 60);
+    scene.render();
+  }
+  result.lookAt = await measure(() => look.update(1 / 60));
+  look.dispose();
+}
+
+if (only === undefined || only === "reach") {
+  const reach = new Reach(ik, { autoUpdate: false });
+  reach.reach(new Vector3(0.3, 1.2, 0.3), { duration: 0.1 });
+  for (let i = 0; i < 30; i++) {
+    reach.update(1 / 60);
+    scene.render();
+  }
+  result.reachHold = await measure(() => reach.update(1 / 60));
+}
+
+console.log(JSON.stringify(result));
+loaded.engine.dispose();

@@ -1,0 +1,55 @@
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+
+/**
+ * Allocation is measured in a plain Node process (`allocation.fixture.ts`, run with tsx): vitest's module
+ * transform turns imported bindings into getters, which keeps V8 from inlining and so boxes doubles that
+ * a bundled build never boxes. One process per helper, so one helper's code does not change how V8
+ * compiles the next.
+ */
+const FIXTURE = fileURLToPath(new URL("./allocation.fixture.ts", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+interface Sample {
+  readonly own: number;
+  readonly total: number;
+  readonly sites: string[];
+}
+
+function run(helper: string): Record<string, Sample> {
+  const out = execFileSync(process.execPath, ["--import", "tsx", FIXTURE, helper], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  return JSON.parse(out.trim().split("\n").at(-1)!) as Record<string, Sample>;
+}
+
+const notes: string[] = [];
+afterAll(() => {
+  if (notes.length > 0) console.log(`[helpers allocation, bytes per update]\n  ${notes.join("\n  ")}`);
+});
+
+describe("per-frame allocation, steady state", () => {
+  it("FootPlacement allocates nothing of its own; Babylon's picking allocates its results", () => {
+    const { footPlacement, footWithoutPicking } = run("footPlacement");
+    notes.push(
+      `FootPlacement (2 legs): ${footPlacement.total.toFixed(0)} B in all, all of it in Babylon's picking ` +
+        `(${footWithoutPicking.own.toFixed(2)} B with picking stubbed out)`,
+    );
+    expect(footWithoutPicking.own, footWithoutPicking.sites.join("\n")).toBeLessThan(1);
+  }, 150_000);
+
+  it("LookAt allocates nothing", () => {
+    const { lookAt } = run("lookAt");
+    notes.push(`LookAt (chest, neck, head): ${lookAt.total.toFixed(2)} B`);
+    expect(lookAt.total, lookAt.sites.join("\n")).toBeLessThan(1);
+  }, 150_000);
+
+  it("Reach allocates nothing while holding", () => {
+    const { reachHold } = run("reach");
+    notes.push(`Reach, holding: ${reachHold.total.toFixed(2)} B`);
+    expect(reachHold.total, reachHold.sites.join("\n")).toBeLessThan(1);
+  }, 150_000);
+});
