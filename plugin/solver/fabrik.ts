@@ -27,6 +27,7 @@ import {
   bendCollinearChains as bendCollinearChainsBinding,
 } from "./poles.js";
 import type { Pose } from "./pose.js";
+import { seedTwoBoneChain as seedTwoBoneChainBinding } from "./twoBoneSeed.js";
 import {
   quatConjugateMultiply as quatConjugateMultiplyBinding,
   quatMultiply as quatMultiplyBinding,
@@ -52,6 +53,7 @@ const savePose = savePoseBinding;
 const backwardPassOriented = backwardPassOrientedBinding;
 const forwardPassOriented = forwardPassOrientedBinding;
 const applyPoles = applyPolesBinding;
+const seedTwoBoneChain = seedTwoBoneChainBinding;
 const bendCollinearChains = bendCollinearChainsBinding;
 const quatConjugateMultiply = quatConjugateMultiplyBinding;
 const quatMultiply = quatMultiplyBinding;
@@ -458,6 +460,7 @@ function iterateComponent(
   for (let k = firstEffector; k < lastEffector; k++)
     if (plan.effectorHasPole[plan.componentEffectors[k]]) hasPole = true;
   bendCollinearChains(plan, c, positions, targets);
+  seedTwoBoneChain(plan, c, positions, targets);
   for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++)
     plan.report.onLimit[plan.rotatingJoints[ri]] = 0;
 

@@ -471,3 +471,38 @@ function bentFour(): Rig {
     restPositions: [0, 0, 0, 0, 1, 0, 0.6, 1.8, 0, 0.6, 2.8, 0, 1.2, 3.6, 0],
   });
 }
+
+describe("two-bone limbs near full extension", () => {
+  it("a nearly straight leg reaches a target a few millimetres higher in a couple of iterations", () => {
+    // Thigh and shin of 0.45 m, knee bent so the leg is at 99.95 % of its length; raise the foot by 5 mm.
+    const bend = Math.acos(0.9995) * 2;
+    const rig = createRig({
+      parents: [-1, 0, 1],
+      restPositions: [
+        0,
+        1,
+        0,
+        0,
+        1 - 0.45 * Math.cos(bend / 2),
+        0.45 * Math.sin(bend / 2),
+        0,
+        1 - 0.9 * 0.9995,
+        0,
+      ],
+    });
+    const plan = compilePlan(rig, { effectors: [{ joint: 2 }] });
+    const positions = rig.restPositions.slice();
+    const report = solvePlan(
+      plan,
+      poseFrom(plan, positions),
+      Float64Array.of(0, 1 - 0.9 * 0.9995 + 0.005, 0),
+      {
+        tolerance: 1e-5,
+        maxIterations: 100,
+      },
+    );
+    expect(report.converged).toBe(true);
+    expect(report.iterations).toBeLessThanOrEqual(2);
+    expect(positions[5]).toBeGreaterThan(0); // the knee still bends forward, as it did
+  });
+});
