@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
-import { defineConfig, type Plugin } from "vitest/config";
+import type { Plugin, UserConfig } from "vite";
+import { defineConfig } from "vitest/config";
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -20,11 +21,36 @@ function threeIkUsesLegacyThree(): Plugin {
   };
 }
 
-export default defineConfig({
-  // `npm run dev` serves the demo; `npm run build` builds the library from plugin/.
+// `npm run dev` serves the demo from demo/ (it fetches the characters from assets/ through `?url` imports).
+const shared: UserConfig = {
   root: here("./demo"),
   publicDir: false,
   server: { fs: { allow: [here(".")] } },
+  plugins: [threeIkUsesLegacyThree()],
+};
+
+/** `vite build --mode demo`: the demo as a static site in dist-demo/, servable from any sub-path. */
+const demo: UserConfig = {
+  ...shared,
+  base: "./",
+  build: {
+    outDir: here("./dist-demo"),
+    emptyOutDir: true,
+    // The Inspector chunk (React + Fluent UI) is large by nature and only fetched when asked for.
+    chunkSizeWarningLimit: 12_000,
+    rollupOptions: {
+      onwarn(warning, warn) {
+        // Fluent UI's React "use client" directives mean nothing outside a server-components bundler.
+        if (warning.code === "MODULE_LEVEL_DIRECTIVE") return;
+        warn(warning);
+      },
+    },
+  },
+};
+
+/** `vite build`: the library from plugin/ into dist/ (types come from tsc), plus the test setup. */
+const library: UserConfig = {
+  ...shared,
   build: {
     outDir: here("./dist"),
     emptyOutDir: true,
@@ -38,16 +64,39 @@ export default defineConfig({
       external: [/^@babylonjs\//],
     },
   },
-  plugins: [threeIkUsesLegacyThree()],
   test: {
     root: here("."),
-    include: ["test/**/*.test.ts"],
-    exclude: ["test/e2e/**", "node_modules/**"],
     server: { deps: { inline: ["three-ik", "three-legacy"] } },
     // The benchmarks measure allocation with explicit collections.
     execArgv: ["--expose-gc"],
-    benchmark: {
-      include: ["test/bench/**/*.bench.ts"],
-    },
+    // Per project, not here: `extends` concatenates lists, so a root list would reach every project.
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: ["test/**/*.test.ts"],
+          exclude: ["test/e2e/**", "node_modules/**"],
+          benchmark: { include: ["test/bench/**/*.bench.ts"] },
+        },
+      },
+      {
+        // Real Chromium against the built demo: the build and the server start once, and only when an
+        // e2e test is selected (vitest runs a project's global setup only when it has tests queued).
+        extends: true,
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          globalSetup: ["test/e2e/globalSetup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          // One browser at a time: two SwiftShader browsers on a small machine only slow each other down.
+          fileParallelism: false,
+          benchmark: { include: [] },
+        },
+      },
+    ],
   },
-});
+};
+
+export default defineConfig(({ mode }) => (mode === "demo" ? demo : library));

@@ -90,6 +90,9 @@ const PARENT = 66;
 const LOCAL = 70;
 const HEAD = 74;
 const SCRATCH = 78;
+// The shown and the goal weight live here too: as object fields they were boxed in some JIT tiers.
+const CURRENT = 96;
+const GOAL_WEIGHT = 97;
 const SLOTS = 100;
 
 const OPTION_KEYS = [
@@ -145,8 +148,6 @@ export class LookAt {
   private readonly _shares: Float64Array;
   private readonly _v = new Float64Array(SLOTS);
   private readonly _projection = new Float64Array(16);
-  private _current = 0;
-  private _goalWeight = 0;
   private _installed = false;
   private _tracking = false;
   private _disposed = false;
@@ -220,7 +221,7 @@ export class LookAt {
 
   /** The weight shown this frame (it fades toward `weight`, or 0 without a target). */
   get currentWeight(): number {
-    return this._current;
+    return this._v[CURRENT];
   }
 
   /** One frame of `dt` seconds. Call it yourself only with `autoUpdate: false`, before the solve. */
@@ -252,8 +253,8 @@ export class LookAt {
     reader.read();
     this._advance();
     const valid = this._target !== null && reader.worldToModelValid && this._readTarget();
-    this._goalWeight = valid ? Math.max(0, Math.min(1, this.weight)) : 0;
-    if (!(this._current > 0) && !(this._goalWeight > 0)) {
+    this._v[GOAL_WEIGHT] = valid ? Math.max(0, Math.min(1, this.weight)) : 0;
+    if (!(this._v[CURRENT] > 0) && !(this._v[GOAL_WEIGHT] > 0)) {
       this._tracking = false;
       if (this._installed) {
         ik.removeTarget(this._head);
@@ -274,7 +275,7 @@ export class LookAt {
       if (!(this.smoothing > 0)) copy(this._v, DIR, this._v, GOAL_DIR, 3);
     }
     // A disabled behavior solves nothing; turning the neck alone would look half done.
-    if (!(this._current > 0) || !ik.enabled) return;
+    if (!(this._v[CURRENT] > 0) || !ik.enabled) return;
     this._lookPoint();
     this._v[LAYER_WEIGHT] = ik.weight;
     this._distribute();
@@ -293,9 +294,9 @@ export class LookAt {
     const v = this._v;
     const dt = v[DT];
     const step = this.fadeTime > 0 ? (dt > 0 ? dt / this.fadeTime : 0) : 1;
-    const goal = this._goalWeight;
-    const c = this._current;
-    this._current = c < goal ? Math.min(goal, c + step) : Math.max(goal, c - step);
+    const goal = this._v[GOAL_WEIGHT];
+    const c = this._v[CURRENT];
+    this._v[CURRENT] = c < goal ? Math.min(goal, c + step) : Math.max(goal, c - step);
     if (!this._tracking) return;
     v[SMOOTHING] = this.smoothing;
     smoothingFactor(v, DT, SMOOTHING, FRACTION);
@@ -347,7 +348,7 @@ export class LookAt {
     let d = v[GAZE] * v[WANTED] + v[GAZE + 1] * v[WANTED + 1] + v[GAZE + 2] * v[WANTED + 2];
     d = d > 1 ? 1 : d < -1 ? -1 : d;
     const angle = Math.acos(d);
-    v[FRACTION] = angle > this.maxAngle ? (this._current * this.maxAngle) / angle : this._current;
+    v[FRACTION] = angle > this.maxAngle ? (this._v[CURRENT] * this.maxAngle) / angle : this._v[CURRENT];
     slerpDirection(v, WANTED, v, GAZE, v, WANTED, v, FRACTION);
     const modelPerWorld = Math.sqrt(w2m[4] * w2m[4] + w2m[5] * w2m[5] + w2m[6] * w2m[6]);
     const distance = v[DISTANCE] * modelPerWorld;

@@ -21,7 +21,22 @@ function measuredCalls(work: () => void, calls: number): void {
   for (let i = 0; i < calls; i++) work();
 }
 
+/**
+ * The least of three samplings: allocation-free code measures 0 in a window where V8 happens not to be
+ * re-optimising it (a tier-up or deopt inside one window allocates its own bookkeeping), while a real
+ * per-call allocation shows up in every window.
+ */
 async function measure(work: () => void, calls = 20000): Promise<Sample> {
+  let best: Sample | undefined;
+  for (let round = 0; round < 3; round++) {
+    const sample = await measureOnce(work, calls);
+    if (best === undefined || sample.total < best.total) best = sample;
+    if (best.total < 1) break;
+  }
+  return best!;
+}
+
+async function measureOnce(work: () => void, calls: number): Promise<Sample> {
   measuredCalls(work, 20000);
   const session = new Session();
   session.connect();

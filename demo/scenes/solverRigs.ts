@@ -1,4 +1,4 @@
-import { createRig, type Rig } from "../plugin/index.js";
+import { createRig, type Rig } from "../../plugin/index.js";
 
 /** A tentacle: `bones` bones rising from the floor, shortening toward the tip. */
 export function tentacle(bones: number, base: [number, number, number]): Rig {

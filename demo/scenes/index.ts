@@ -1,0 +1,19 @@
+import { droppedScene } from "./dropped.js";
+import { creatureScene } from "./creature.js";
+import { poseScene } from "./pose.js";
+import { reachScene } from "./reach.js";
+import { solverScene } from "./solver.js";
+import { tentaclesScene } from "./tentacles.js";
+import { walkScene } from "./walk.js";
+import type { SceneDefinition } from "./types.js";
+
+/** The scenes in panel order; the first one opens by default. "Your model" appears after a drop. */
+export const SCENES: readonly SceneDefinition[] = [
+  poseScene,
+  walkScene,
+  reachScene,
+  creatureScene,
+  tentaclesScene,
+  solverScene,
+  droppedScene,
+];

@@ -1,0 +1,253 @@
+// The demo in real Chromium (SwiftShader WebGL): it renders, its targets move the characters, dropped files
+// get IK or a readable error. Screenshots land in test/e2e/screenshots/ for a human to look at.
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { launchChromium } from "./chromium.js";
+import { openDemo, type DemoPage } from "./demoPage.js";
+
+const chromiumPath = inject("chromiumPath");
+const demoUrl = inject("demoUrl");
+const SHARED = fileURLToPath(new URL("../../../shared/assets/", import.meta.url));
+const ROBOT = `${SHARED}RobotExpressive/RobotExpressive.glb`;
+
+if (chromiumPath === "")
+  console.warn("[e2e] no Chromium: the demo tests are skipped (see the setup message)");
+
+type Triple = [number, number, number];
+const distance = (a: Triple, b: Triple) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+
+/** A canvas that drew a lit scene, not a clear colour: broad luminance spread and many colours. */
+async function expectRendered(demo: DemoPage): Promise<void> {
+  const { deviation, colors } = await demo.canvasStats();
+  expect(deviation, "luminance standard deviation").toBeGreaterThan(8);
+  expect(colors, "distinct colours").toBeGreaterThan(50);
+}
+
+/** Drops files on the page the way a browser does: a real `drop` event carrying a DataTransfer. */
+async function dropFiles(demo: DemoPage, files: { name: string; bytes: Uint8Array }[]): Promise<void> {
+  const payload = files.map((f) => ({ name: f.name, base64: Buffer.from(f.bytes).toString("base64") }));
+  const transfer = await demo.page.evaluateHandle((items) => {
+    const data = new DataTransfer();
+    for (const item of items) {
+      const bytes = Uint8Array.from(atob(item.base64), (c) => c.charCodeAt(0));
+      data.items.add(new File([bytes], item.name));
+    }
+    return data;
+  }, payload);
+  await demo.page.dispatchEvent("#scene", "drop", { dataTransfer: transfer });
+}
+
+/** A glTF with one triangle and no skin: a valid file that is not a character. */
+function triangleGltf(): Uint8Array {
+  const positions = new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0]);
+  const uri = `data:application/octet-stream;base64,${Buffer.from(positions.buffer).toString("base64")}`;
+  const gltf = {
+    asset: { version: "2.0" },
+    scene: 0,
+    scenes: [{ nodes: [0] }],
+    nodes: [{ mesh: 0, name: "Triangle" }],
+    meshes: [{ primitives: [{ attributes: { POSITION: 0 } }] }],
+    buffers: [{ byteLength: 36, uri }],
+    bufferViews: [{ buffer: 0, byteLength: 36 }],
+    accessors: [
+      { bufferView: 0, componentType: 5126, count: 3, type: "VEC3", min: [0, 0, 0], max: [1, 1, 0] },
+    ],
+  };
+  return new TextEncoder().encode(JSON.stringify(gltf));
+}
+
+describe.skipIf(chromiumPath === "")("the demo in Chromium", () => {
+  let browser: Browser;
+  let demo: DemoPage;
+
+  beforeAll(async () => {
+    browser = await launchChromium(chromiumPath);
+    demo = await openDemo(browser, demoUrl);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("renders the mannequin with its three targets", async () => {
+    expect(await demo.hook((h) => h.sceneId)).toBe("pose");
+    expect(await demo.hook((h) => h.targets())).toEqual(["leftHand", "rightHand", "head"]);
+    await demo.hook((h) => h.frames(2));
+    await expectRendered(demo);
+    await demo.screenshot("pose");
+    expect(demo.errors).toEqual([]);
+  });
+
+  it("moves the hand to a target dragged with the mouse", async () => {
+    // The raised hand waves until someone takes over: hold its target still so the mouse finds it.
+    const before = (await demo.hook((h) => h.targetPosition("rightHand")))!;
+    await demo.hook((h, p) => h.setTargetPosition("rightHand", ...p), before);
+    await demo.hook((h) => h.frames(1));
+    const from = (await demo.hook((h) => h.targetScreenPosition("rightHand")))!;
+    // Toward a point in front of the right shoulder, well within the arm's reach.
+    const to = (await demo.hook((h) => h.pagePosition(0.3, 1.4, 0.3)))!;
+    const { mouse } = demo.page;
+    await mouse.move(from.x, from.y);
+    await mouse.down();
+    await mouse.move(to.x, to.y, { steps: 3 });
+    await mouse.up();
+    const after = (await demo.hook((h) => h.targetPosition("rightHand")))!;
+    expect(distance(before, after), "the sphere followed the mouse").toBeGreaterThan(0.05);
+    const hand = (await demo.hook((h) => h.effectorWorldPosition("rightHand")))!;
+    expect(distance(hand, after), "hand to target (m)").toBeLessThan(0.015);
+
+    // And a target placed from code, in front of the chest, for the other hand.
+    const goal: Triple = [-0.3, 1.15, 0.3];
+    await demo.hook((h, g) => h.setTargetPosition("leftHand", ...g), goal);
+    const left = (await demo.hook((h) => h.effectorWorldPosition("leftHand")))!;
+    expect(distance(left, goal), "left hand to target (m)").toBeLessThan(0.015);
+    await demo.hook((h) => h.frames(1));
+    await demo.screenshot("pose-dragged");
+  });
+
+  it("switches IK off and on, and shows the bones in the debug view", async () => {
+    const target = (await demo.hook((h) => h.targetPosition("leftHand")))!;
+    await demo.page.click("#toggle-ik");
+    await demo.hook((h) => h.frames(1));
+    // With IK off nothing solves: the hand is where the Idle clip puts it, far from the target.
+    const animated = (await demo.hook((h) => h.effectorWorldPosition("leftHand")))!;
+    expect(distance(animated, target)).toBeGreaterThan(0.1);
+    await demo.page.click("#toggle-ik");
+    const solved = (await demo.hook((h) => h.effectorWorldPosition("leftHand")))!;
+    expect(distance(solved, target)).toBeLessThan(0.015);
+
+    await demo.page.click("#toggle-debug");
+    await demo.hook((h) => h.frames(2));
+    await demo.screenshot("pose-debug");
+    await demo.page.click("#toggle-debug");
+    expect(demo.errors).toEqual([]);
+  });
+
+  it("walks the mannequin over bumpy ground with both feet on it", async () => {
+    expect(await demo.hook((h) => h.setScene("walk"))).toBe(true);
+    const errors: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      await demo.hook((h) => h.frames(1));
+      errors.push(await demo.hook((h) => h.metrics().footError));
+    }
+    expect(Math.max(...errors), "worst foot-to-target distance (m)").toBeLessThan(0.02);
+    expect(await demo.hook((h) => h.metrics().speed)).toBeGreaterThan(0.5);
+    await expectRendered(demo);
+    await demo.screenshot("walk");
+  });
+
+  it("reaches for the things on the table, weight ramping in and out", async () => {
+    expect(await demo.hook((h) => h.setScene("reach"))).toBe(true);
+    const weights = new Set<number>();
+    let moved = 0;
+    for (let i = 0; i < 40 && moved < 1; i++) {
+      await demo.hook((h) => h.frames(1));
+      const m = await demo.hook((h) => h.metrics());
+      weights.add(Math.round(m.weight * 10) / 10);
+      moved = m.moved;
+    }
+    expect(moved, "things carried").toBeGreaterThanOrEqual(1);
+    expect(weights.size, "distinct weights seen while reaching").toBeGreaterThan(1);
+    expect(await demo.hook((h) => h.metrics().handError), "hand to target at full weight (m)").toBeLessThan(
+      0.02,
+    );
+    await demo.screenshot("reach");
+  });
+
+  it("plants all six feet of the creature on rough ground", async () => {
+    expect(await demo.hook((h) => h.setScene("creature"))).toBe(true);
+    const errors: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      await demo.hook((h) => h.frames(1));
+      errors.push(await demo.hook((h) => h.metrics().footError));
+    }
+    expect(await demo.hook((h) => h.ik!.plan!.effectorCount)).toBe(6);
+    expect(Math.max(...errors), "worst foot-to-target distance (m)").toBeLessThan(0.02);
+    await expectRendered(demo);
+    await demo.screenshot("creature");
+  });
+
+  it("turns the tentacles to the pointer", async () => {
+    expect(await demo.hook((h) => h.setScene("tentacles"))).toBe(true);
+    await demo.hook((h) => h.frames(1));
+    // On the vertical plane the pointer is cast onto (through z = 0.5, facing the camera).
+    const point: Triple = [0, 1.0, 0.5];
+    const at = (await demo.hook((h, p) => h.pagePosition(...p), point))!;
+    await demo.page.mouse.move(at.x, at.y, { steps: 3 });
+    await demo.hook((h) => h.frames(2));
+    const m = await demo.hook((h) => h.metrics());
+    const goal: Triple = [m.goalX, m.goalY, m.goalZ];
+    expect(distance(goal, point), "pointer goal (m)").toBeLessThan(0.02);
+    // The middle tentacle aims at the goal itself (its neighbours a little to their sides).
+    const tip = (await demo.hook((h) => h.effectorWorldPosition("Tentacle.24")))!;
+    expect(distance(tip, goal), "tip to goal (m)").toBeLessThan(0.02);
+    await demo.screenshot("tentacles");
+  });
+
+  it("shows the solver-only scene", async () => {
+    expect(await demo.hook((h) => h.setScene("solver"))).toBe(true);
+    await demo.hook((h) => h.frames(2));
+    await expectRendered(demo);
+    expect(demo.errors).toEqual([]);
+  });
+
+  it.skipIf(!existsSync(ROBOT))("gives a dropped third-party character IK (RobotExpressive)", async () => {
+    await dropFiles(demo, [{ name: "RobotExpressive.glb", bytes: readFileSync(ROBOT) }]);
+    await demo.page.waitForFunction(() => {
+      const h = (window as unknown as { __fabrikDemo: { sceneId: string; error: string | null } })
+        .__fabrikDemo;
+      return h.sceneId === "model" || h.error !== null;
+    });
+    expect(await demo.hook((h) => h.error)).toBeNull();
+    const chips = await demo.page.locator("#effectors [data-effector]").allTextContents();
+    expect(chips).toContain("leftHand");
+    expect(chips.length).toBeGreaterThan(5);
+
+    // Through the panel: no clip (the rest pose), then a target on the left hand.
+    await demo.page.selectOption("#clip", "");
+    await demo.page.click('[data-effector="leftHand"]');
+    expect(await demo.hook((h) => h.targets())).toEqual(["leftHand"]);
+    const hand = (await demo.hook((h) => h.effectorWorldPosition("leftHand")))!;
+    const shoulder = (await demo.hook((h) => h.effectorWorldPosition("leftUpperArm")))!;
+    // A quarter of the way back to the shoulder: in reach by bending the elbow, whatever the rest pose,
+    // though the humanoid preset may hold the elbow short of it on a given rig; the panel turns limits off.
+    const goal = hand.map((v, i) => v + 0.25 * (shoulder[i] - v)) as Triple;
+    await demo.hook((h, g) => h.setTargetPosition("leftHand", ...g), goal);
+    await demo.page.click("#toggle-limits");
+    const reached = (await demo.hook((h) => h.effectorWorldPosition("leftHand")))!;
+    const arm = distance(hand, shoulder);
+    expect(distance(reached, goal) / arm, "hand to target, in arm lengths").toBeLessThan(0.01);
+    await expectRendered(demo);
+    await demo.screenshot("dropped-robot");
+    await demo.page.click("#toggle-limits");
+  });
+
+  it("explains, in the page, why a file is not a rigged character", async () => {
+    const scene = await demo.hook((h) => h.sceneId);
+    await dropFiles(demo, [{ name: "triangle.gltf", bytes: triangleGltf() }]);
+    const card = demo.page.locator("#error");
+    await card.waitFor({ state: "visible" });
+    expect(await card.textContent()).toMatch(/no skeleton.*rigged character/s);
+    // The scene on screen stays.
+    expect(await demo.hook((h) => h.sceneId)).toBe(scene);
+    await demo.screenshot("not-rigged");
+    await demo.page.click("#error button");
+
+    await dropFiles(demo, [{ name: "notes.txt", bytes: new TextEncoder().encode("hello") }]);
+    await card.waitFor({ state: "visible" });
+    expect(await card.textContent()).toContain("is not a .glb, .gltf or .vrm file");
+    await demo.page.click("#error button");
+  });
+
+  it("opens the Babylon Inspector from the panel, and closes it", async () => {
+    await demo.page.click("#inspector");
+    await demo.page.getByText("Scene Explorer").first().waitFor({ timeout: 30_000 });
+    await demo.screenshot("inspector");
+    await demo.page.click("#close-inspector");
+    await demo.page.locator("#panel").waitFor({ state: "visible" });
+    expect(await demo.page.getByText("Scene Explorer").count()).toBe(0);
+    expect(demo.errors).toEqual([]);
+  });
+});
