@@ -397,18 +397,22 @@ function solveComponent(
     }
     return iterateComponent(plan, c, positions, orientations, targets, maxIterations, poles, false);
   }
-  if (!plan.componentIsPath[c] || hasStretch(plan, c)) {
+  if (!plan.componentIsPath[c] || hasStretch(plan, c) || maxIterations < 2) {
     return iterateComponent(plan, c, positions, orientations, targets, maxIterations, poles, true);
   }
-  // A limited plain chain first tries the plain passes, which cost a fraction of the oriented ones: when
-  // their answer reaches the target and already keeps every limit, it is an answer. Otherwise the chain
-  // starts again from its input with the limits inside both passes (those iterations are counted too).
+  // A limited plain chain first tries the plain passes, which cost a fraction of the oriented ones, with
+  // half the iteration budget: when their answer reaches the target and already keeps every limit, it is an
+  // answer. Otherwise the chain starts again from its input with the limits inside both passes, for the
+  // rest of the budget (so a solve never exceeds maxIterations).
   savePose(plan, c, positions, orientations);
-  const plain = iterateComponent(plan, c, positions, orientations, targets, maxIterations, poles, false);
+  const plainBudget = Math.floor(maxIterations / 2);
+  const plain = iterateComponent(plan, c, positions, orientations, targets, plainBudget, poles, false);
   measureResiduals(plan, firstEffector, lastEffector, positions, targets);
   if (numbers[MAX_RESIDUAL_SLOT] <= tolerance && withinLimits(plan, c, orientations)) return plain;
   restorePose(plan, c, positions, orientations);
-  return plain + iterateComponent(plan, c, positions, orientations, targets, maxIterations, poles, true);
+  return (
+    plain + iterateComponent(plan, c, positions, orientations, targets, maxIterations - plain, poles, true)
+  );
 }
 
 function hasStretch(plan: SolvePlan, c: number): boolean {

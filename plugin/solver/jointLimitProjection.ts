@@ -64,7 +64,7 @@ export function projectRotation(
     const half = limits.twistHalf;
     twistInside = a * half[t4] - w * half[t4 + 1] >= -1e-15 && a * half[t4 + 2] - w * half[t4 + 3] <= 1e-15;
   }
-  if (twistInside) {
+  if (twistInside && along * along + qw * qw > 1e-18) {
     if ((flags & LIMIT_SWING) === 0) return false;
     const cx = 2 * (qy * az - qz * ay),
       cy = 2 * (qz * ax - qx * az),
@@ -82,17 +82,40 @@ export function projectRotation(
     ty = 0,
     tz = 0,
     tw = 1;
-  if (tl > 1e-12) {
+  let sx: number, sy: number, sz: number, sw: number;
+  if (tl > 1e-9) {
     tx = (along * ax) / tl;
     ty = (along * ay) / tl;
     tz = (along * az) / tl;
     tw = qw / tl;
-  }
-  // swing = Δ · twist⁻¹
-  let sx = qw * -tx + qx * tw + qy * -tz - qz * -ty,
-    sy = qw * -ty - qx * -tz + qy * tw + qz * -tx,
-    sz = qw * -tz + qx * -ty - qy * -tx + qz * tw,
+    // swing = Δ · twist⁻¹
+    sx = qw * -tx + qx * tw + qy * -tz - qz * -ty;
+    sy = qw * -ty - qx * -tz + qy * tw + qz * -tx;
+    sz = qw * -tz + qx * -ty - qy * -tx + qz * tw;
     sw = qw * tw - qx * -tx - qy * -ty - qz * -tz;
+  } else {
+    // Δ turns the bone exactly around, where the split is not unique: take the swing as the half turn that
+    // goes through "up" (about a × up) and the twist as what remains, swing⁻¹ · Δ, so projecting is
+    // idempotent and the twist limit still applies.
+    const up = limits.upAxis;
+    sx = ay * up[j3 + 2] - az * up[j3 + 1];
+    sy = az * up[j3] - ax * up[j3 + 2];
+    sz = ax * up[j3 + 1] - ay * up[j3];
+    sw = 0;
+    // twist = conj(swing) · Δ, which turns about a only
+    const rx = sw * qx - sx * qw - sy * qz + sz * qy,
+      ry = sw * qy + sx * qz - sy * qw - sz * qx,
+      rz = sw * qz - sx * qy + sy * qx - sz * qw,
+      rw = sw * qw + sx * qx + sy * qy + sz * qz;
+    const ra = rx * ax + ry * ay + rz * az;
+    const rl = Math.sqrt(ra * ra + rw * rw);
+    if (rl > 0) {
+      tx = (ra * ax) / rl;
+      ty = (ra * ay) / rl;
+      tz = (ra * az) / rl;
+      tw = rw / rl;
+    }
+  }
 
   let changed = false;
   if (flags & LIMIT_TWIST) {
