@@ -1002,4 +1002,13 @@ describe("bad input: what each refusal says, and that it changes nothing", () =>
     expect(ROWS.length).toBeGreaterThanOrEqual(20);
     expect(readFileSync(TABLE_PATH, "utf8")).toBe(table);
   });
+
+  it("the README's bad-input table is this table", () => {
+    const readme = readFileSync(fileURLToPath(new URL("../../README.md", import.meta.url)), "utf8");
+    const rows = readFileSync(TABLE_PATH, "utf8")
+      .split("\n")
+      .filter((line) => line.startsWith("|"));
+    expect(rows.length).toBeGreaterThanOrEqual(22);
+    expect(readme).toContain(rows.join("\n"));
+  });
 });
