@@ -17,6 +17,8 @@ export interface DemoPage {
   screenshot(name: string): Promise<void>;
   /** Luminance spread and colour count of what the WebGL canvas holds (not the panel over it). */
   canvasStats(): Promise<{ deviation: number; colors: number }>;
+  /** What the WebGL canvas holds, as a PNG (no page elements over it). */
+  canvasPng(): Promise<Buffer>;
 }
 
 export async function openDemo(
@@ -44,6 +46,12 @@ export async function openDemo(
     );
   await hook((h) => h.ready);
   mkdirSync(SCREENSHOTS, { recursive: true });
+  const canvasPng = async (): Promise<Buffer> => {
+    const dataUrl = await page.evaluate(() =>
+      (document.getElementById("scene") as HTMLCanvasElement).toDataURL("image/png"),
+    );
+    return Buffer.from(dataUrl.split(",")[1], "base64");
+  };
   return {
     page,
     errors,
@@ -51,11 +59,9 @@ export async function openDemo(
     async screenshot(name) {
       writeFileSync(`${SCREENSHOTS}${name}.png`, await page.screenshot());
     },
+    canvasPng,
     async canvasStats() {
-      const dataUrl = await page.evaluate(() =>
-        (document.getElementById("scene") as HTMLCanvasElement).toDataURL("image/png"),
-      );
-      return imageStats(decodePng(Buffer.from(dataUrl.split(",")[1], "base64")));
+      return imageStats(decodePng(await canvasPng()));
     },
   };
 }
