@@ -22,6 +22,8 @@
  *   rotations are the meaningful part for writing local rotations back.
  * @param bases out: model-space basis per joint (9n): its local x, y and z axes, scale included, as three
  *   consecutive vectors. `basis * v` maps a vector from the joint's space to model space.
+ * @param order optional: only these joints are computed, in this order, which must list every joint's
+ *   parent before it (ascending joint indices do). The others' outputs are left as they were.
  */
 export function forwardKinematics(
   parents: ArrayLike<number>,
@@ -31,9 +33,11 @@ export function forwardKinematics(
   positions: Float64Array,
   orientations: Float64Array,
   bases: Float64Array,
+  order?: ArrayLike<number>,
 ): void {
-  const n = parents.length;
-  for (let j = 0; j < n; j++) {
+  const n = order === undefined ? parents.length : order.length;
+  for (let k = 0; k < n; k++) {
+    const j = order === undefined ? k : order[k];
     let qx = rotations[4 * j],
       qy = rotations[4 * j + 1],
       qz = rotations[4 * j + 2],

@@ -21,32 +21,51 @@ export interface RotationSource {
  * inline are boxed on the heap, and this runs for every joint every frame.
  */
 export function readLocalRotation(source: RotationSource, out: Float64Array, offset: number): void {
-  let x: number, y: number, z: number, w: number;
   const q = source.rotationQuaternion;
-  if (q !== null) {
-    x = q.x;
-    y = q.y;
-    z = q.z;
-    w = q.w;
-  } else {
-    const e = source.rotation;
-    const cy = Math.cos(e.y * 0.5),
-      sy = Math.sin(e.y * 0.5);
-    const cp = Math.cos(e.x * 0.5),
-      sp = Math.sin(e.x * 0.5);
-    const cr = Math.cos(e.z * 0.5),
-      sr = Math.sin(e.z * 0.5);
-    x = cy * sp * cr + sy * cp * sr;
-    y = sy * cp * cr - cy * sp * sr;
-    z = cy * cp * sr - sy * sp * cr;
-    w = cy * cp * cr + sy * sp * sr;
+  if (q === null) {
+    readEulerRotation(source.rotation, out, offset);
+    return;
   }
+  // Kept small (the Euler case is a call of its own) so V8 inlines it into the per-joint loops: a call per
+  // joint cost more than the rest of the pose read (measured on 100 characters).
+  const x = q.x,
+    y = q.y,
+    z = q.z,
+    w = q.w;
   const len = Math.sqrt(x * x + y * y + z * z + w * w);
-  if (len > 0 && Number.isFinite(len)) {
+  if (len > 0 && len < Infinity) {
     out[offset] = x / len;
     out[offset + 1] = y / len;
     out[offset + 2] = z / len;
     out[offset + 3] = w / len;
+  } else {
+    out[offset] = out[offset + 1] = out[offset + 2] = 0;
+    out[offset + 3] = 1;
+  }
+}
+
+/** Babylon's Euler order: yaw about Y, then pitch about X, then roll about Z (q = qYaw * qPitch * qRoll). */
+function readEulerRotation(
+  e: { readonly x: number; readonly y: number; readonly z: number },
+  out: Float64Array,
+  offset: number,
+): void {
+  const cy = Math.cos(e.y * 0.5),
+    sy = Math.sin(e.y * 0.5);
+  const cp = Math.cos(e.x * 0.5),
+    sp = Math.sin(e.x * 0.5);
+  const cr = Math.cos(e.z * 0.5),
+    sr = Math.sin(e.z * 0.5);
+  const x = cy * sp * cr + sy * cp * sr,
+    y = sy * cp * cr - cy * sp * sr,
+    z = cy * cp * sr - sy * sp * cr,
+    w = cy * cp * cr + sy * sp * sr;
+  // Unit by construction; a non-finite angle gives NaN, which becomes the identity.
+  if (Number.isFinite(x + y + z + w)) {
+    out[offset] = x;
+    out[offset + 1] = y;
+    out[offset + 2] = z;
+    out[offset + 3] = w;
   } else {
     out[offset] = out[offset + 1] = out[offset + 2] = 0;
     out[offset + 3] = 1;

@@ -1,3 +1,4 @@
+import { FabrikError } from "../solver/errors.js";
 import { invertAffineMatrix, setIdentityMatrix } from "./affineMatrix.js";
 import { forwardKinematics } from "./forwardKinematics.js";
 import { readLocalRotation, type RotationSource } from "./localRotation.js";
@@ -38,6 +39,8 @@ export class PoseReader {
   worldToModelValid = true;
 
   private readonly _nodes: LocalPoseSource[];
+  /** The joints {@link read} visits, parents first: all of them, or those set by {@link readOnly}. */
+  private _order: Int32Array;
 
   constructor(readonly rig: SkeletonRig) {
     const n = rig.jointCount;
@@ -48,20 +51,55 @@ export class PoseReader {
     this.orientations = new Float64Array(4 * n);
     this.bases = new Float64Array(9 * n);
     this._nodes = rig.nodes.map((node, j) => node ?? rig.bones[j][0]);
+    this._order = Int32Array.from(rig.parents, (_, j) => j);
     setIdentityMatrix(this.modelToWorld);
     setIdentityMatrix(this.worldToModel);
     // A first read fills the arrays and lets Bones create their lazily-built local vectors up front.
     this.read();
   }
 
-  /** Copies every joint's local transform, runs forward kinematics, and reads the model root's world matrix. */
+  /**
+   * From now on, {@link read} visits only `joints` and their ancestors (the FK needs them); the other joints
+   * keep whatever the arrays last held. `null` goes back to every joint. A character with fingers, a face
+   * and props costs a fraction to read when only its limb chains are solved. Allocates; call it when the
+   * set changes, not per frame.
+   */
+  readOnly(joints: ArrayLike<number> | null): void {
+    const parents = this.rig.parents;
+    const n = parents.length;
+    if (joints === null) {
+      this._order = Int32Array.from(parents, (_, j) => j);
+      return;
+    }
+    const wanted = new Uint8Array(n);
+    for (let k = 0; k < joints.length; k++) {
+      const joint = joints[k];
+      if (!Number.isInteger(joint) || joint < 0 || joint >= n) {
+        throw new FabrikError(
+          `PoseReader.readOnly: joint index ${String(joint)} is not a joint of this rig (0 .. ${n - 1})`,
+          undefined,
+          "joints",
+        );
+      }
+    }
+    for (let k = 0; k < joints.length; k++) {
+      for (let j = joints[k]; j >= 0 && wanted[j] === 0; j = parents[j]) wanted[j] = 1;
+    }
+    const order: number[] = [];
+    for (let j = 0; j < n; j++) if (wanted[j] === 1) order.push(j);
+    this._order = Int32Array.from(order);
+  }
+
+  /** Copies the local transforms, runs forward kinematics, and reads the model root's world matrix. */
   read(): void {
     const t = this.localTranslations,
       r = this.localRotations,
       s = this.localScales;
     const sources = this._nodes;
-    const n = sources.length;
-    for (let j = 0; j < n; j++) {
+    const order = this._order;
+    const n = order.length;
+    for (let k = 0; k < n; k++) {
+      const j = order[k];
       const source = sources[j];
       const p = source.position;
       t[3 * j] = p.x;
@@ -75,7 +113,7 @@ export class PoseReader {
       s[3 * j + 1] = sc.y * d;
       s[3 * j + 2] = sc.z * d;
     }
-    forwardKinematics(this.rig.parents, t, r, s, this.positions, this.orientations, this.bases);
+    forwardKinematics(this.rig.parents, t, r, s, this.positions, this.orientations, this.bases, order);
 
     const root = this.rig.modelRoot;
     if (root === null) return;

@@ -41,8 +41,7 @@ export function composeWorldMatrix(node: TransformNode, out: Float64Array): bool
       return true;
     }
     if (!isPlain(current)) return false;
-    readLocalRotation(current, scratchRotation, 0);
-    multiplyByLocal(out, current, scratchRotation);
+    multiplyByLocal(out, current);
     const parent: unknown = current.parent;
     if (parent === null) return true;
     if (!(parent instanceof TransformNode)) return false;
@@ -52,10 +51,12 @@ export function composeWorldMatrix(node: TransformNode, out: Float64Array): bool
 }
 
 /**
- * out = out * local(node), local = scale, then rotate by the unit quaternion `q`, then translate. Takes the
- * node and an array, not numbers, so no double is boxed when V8 does not inline the call.
+ * out = out * local(node), local = scale, then rotate by the node's rotation (normalised), then translate.
+ * Takes the node, not numbers, so no double is boxed when V8 does not inline the call.
  */
-function multiplyByLocal(out: Float64Array, node: TransformNode, q: Float64Array): void {
+function multiplyByLocal(out: Float64Array, node: TransformNode): void {
+  const q = scratchRotation;
+  readLocalRotation(node, q, 0);
   const t = node.position;
   const s = node.scaling;
   const d = node.scalingDeterminant;

@@ -26,6 +26,14 @@ export interface PlanOptions {
   pinned?: readonly (number | string)[];
   /** Per-joint limits, applied inside both passes. Shared and editable at any time; free joints by default. */
   limits?: JointLimits;
+  /**
+   * Which joints below the solved chains follow them: `"all"` (default) carries every one rigidly, so the
+   * output pose is complete; `"carriers"` only those on the way to another component's base (which must
+   * move for that component to start in the right place). The rest keep their input values, untouched and
+   * unread. For callers that write local rotations back, such as the Babylon behavior: a hand's fingers
+   * keep their local rotations anyway, and carrying them was a third of the solve on a humanoid.
+   */
+  passiveJoints?: "all" | "carriers";
 }
 
 /** A path of active joints between two structural points (a base or sub-base, and an effector or sub-base). */
@@ -166,6 +174,14 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
   if (!Array.isArray(pinnedList))
     throw new FabrikError("plan: `pinned` must be an array", undefined, "pinned");
   for (const p of pinnedList) pinned[findJoint(rig, p, "pinned")] = 1;
+  const passiveMode = options.passiveJoints ?? "all";
+  if (passiveMode !== "all" && passiveMode !== "carriers") {
+    throw new FabrikError(
+      `plan: passiveJoints must be "all" or "carriers", got ${JSON.stringify(passiveMode) ?? String(passiveMode)}`,
+      undefined,
+      "passiveJoints",
+    );
+  }
 
   const m = options.effectors.length;
   const effectorJoints = new Int32Array(m);
@@ -329,6 +345,13 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
   }
   const componentParent = new Int32Array(componentCount);
   for (let c = 0; c < componentCount; c++) componentParent[c] = passiveOf[componentBase[c]];
+  if (passiveMode === "carriers") {
+    // Keep a passive joint only when a carried base hangs at or below it (a bottom-up sweep marks them).
+    const carries = new Uint8Array(n);
+    for (let c = 0; c < componentCount; c++) if (componentParent[c] >= 0) carries[componentBase[c]] = 1;
+    for (let j = n - 1; j >= 0; j--) if (carries[j] && parents[j] >= 0) carries[parents[j]] = 1;
+    for (let j = 0; j < n; j++) if (!carries[j]) passiveOf[j] = -1;
+  }
   const passiveStart = new Int32Array(componentCount + 1);
   for (let j = 0; j < n; j++) if (passiveOf[j] >= 0) passiveStart[passiveOf[j] + 1]++;
   for (let c = 0; c < componentCount; c++) passiveStart[c + 1] += passiveStart[c];

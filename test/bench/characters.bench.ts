@@ -223,7 +223,19 @@ async function main(): Promise<{ lines: string[]; runs: Run[] }> {
         positions: new Float64Array(3 * c.ik!.rig!.jointCount),
         orientations: new Float64Array(4 * c.ik!.rig!.jointCount),
       }));
-      const readers = characters.map((c) => new PoseReader(c.ik!.rig!));
+      // The behavior reads only the joints its plan solves, carries or writes (and their ancestors): so do these.
+      const readers = characters.map((c) => {
+        const reader = new PoseReader(c.ik!.rig!);
+        const plan = c.ik!.plan!;
+        reader.readOnly([
+          ...plan.activeJoints,
+          ...plan.bases,
+          ...plan.passiveJoints,
+          ...plan.effectorJoints,
+          ...c.ik!.writtenJoints,
+        ]);
+        return reader;
+      });
       const targets = characters.map((c) => new Float64Array(3 * c.effectors.length));
       const settings: SolveSettings[] = characters.map((c) => ({
         tolerance: c.ik!.tolerance * c.ik!.modelSize,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FabrikError, compilePlan, setEffectorWeight } from "../../plugin/index.js";
+import { FabrikError, compilePlan, createPose, setEffectorWeight, solvePlan } from "../../plugin/index.js";
 import { hand, straightChain, yTree } from "./fixtures.js";
 
 function rejects(make: () => unknown, pattern: RegExp): FabrikError {
@@ -139,5 +139,60 @@ describe("compilePlan", () => {
     rejects(() => setEffectorWeight(plan, 1, -1), /effector 1 \(joint \d+ \("right3"\)\): weight/);
     rejects(() => setEffectorWeight(plan, 5, 1), /no effector 5/);
     expect(plan.effectorWeights[1]).toBe(3);
+  });
+
+  describe('passiveJoints: "carriers"', () => {
+    // Y tree: trunk0..trunk4, left1..3 = joints 5..7, right1..3 = joints 8..10. trunk3 turns trunk2..3 below
+    // trunk1; left3 hangs from left2, which trunk3's motion carries: trunk4, left1 and left2 carry it, the
+    // right arm carries nothing.
+    const rig = yTree(4, 3);
+    const effectors = [
+      { joint: "trunk3", chainLength: 2 },
+      { joint: "left3", chainLength: 1 },
+    ];
+    const target = Float64Array.of(1.0, 2.4, 0.3, -2.5, 6, 0.8);
+    const solve = (passiveJoints: "all" | "carriers") => {
+      const plan = compilePlan(rig, { effectors, passiveJoints });
+      const pose = createPose(rig);
+      solvePlan(plan, pose, target, { maxIterations: 50 });
+      return { plan, pose };
+    };
+
+    it("keeps only the passive joints that carry another component's base", () => {
+      expect([...solve("all").plan.passiveJoints].sort((a, b) => a - b)).toEqual([4, 5, 6, 8, 9, 10]);
+      expect([...solve("carriers").plan.passiveJoints]).toEqual([4, 5, 6]);
+    });
+
+    it("solves the same pose for every joint it carries, and leaves the others as they were given", () => {
+      const all = solve("all"),
+        carriers = solve("carriers");
+      const input = createPose(rig);
+      for (const j of [0, 1, 2, 3, 4, 5, 6, 7]) {
+        for (let a = 0; a < 3; a++)
+          expect(carriers.pose.positions[3 * j + a]).toBeCloseTo(all.pose.positions[3 * j + a], 12);
+        for (let a = 0; a < 4; a++)
+          expect(carriers.pose.orientations[4 * j + a]).toBeCloseTo(all.pose.orientations[4 * j + a], 12);
+      }
+      // The solve turned trunk3, so the right arm moved in the complete pose and did not in the other.
+      let moved = 0;
+      for (const j of [8, 9, 10]) {
+        for (let a = 0; a < 3; a++) {
+          moved = Math.max(moved, Math.abs(all.pose.positions[3 * j + a] - input.positions[3 * j + a]));
+          expect(carriers.pose.positions[3 * j + a]).toBe(input.positions[3 * j + a]);
+        }
+        for (let a = 0; a < 4; a++)
+          expect(carriers.pose.orientations[4 * j + a]).toBe(input.orientations[4 * j + a]);
+      }
+      expect(moved).toBeGreaterThan(0.1);
+      expect(carriers.plan.report.residuals[0]).toBeLessThan(1e-3);
+    });
+
+    it("rejects any other value, naming the option", () => {
+      const error = rejects(
+        () => compilePlan(rig, { effectors, passiveJoints: "some" as "all" }),
+        /passiveJoints must be "all" or "carriers", got "some"/,
+      );
+      expect(error.option).toBe("passiveJoints");
+    });
   });
 });
