@@ -88,6 +88,12 @@ const MAX_ATTEMPTS = 3;
 /** An iteration that removes less than this fraction of the error, with a joint on its limit, is a lock. */
 const SLUGGISH_FRACTION = 0.03;
 const ESCAPE_ATTEMPT_SLOT = 5;
+/**
+ * A pose counts as keeping its limits when projecting each joint onto them moves it by at most this angle
+ * (radians): far below the 1e-6 rad the solver promises, far above the rounding of a pose that was solved
+ * onto a limit boundary and read back (a hinge's off-axis noise, a cone's boundary crossed by 1e-16).
+ */
+const LIMIT_SLACK = 1e-9;
 
 const EMPTY_SETTINGS: SolveSettings = {};
 const NO_POLES = new Float64Array(0);
@@ -408,7 +414,7 @@ function solveComponent(
   const plainBudget = Math.floor(maxIterations / 2);
   const plain = iterateComponent(plan, c, positions, orientations, targets, plainBudget, poles, false);
   measureResiduals(plan, firstEffector, lastEffector, positions, targets);
-  if (numbers[MAX_RESIDUAL_SLOT] <= tolerance && withinLimits(plan, c, orientations)) return plain;
+  if (numbers[MAX_RESIDUAL_SLOT] <= tolerance && keepsLimits(plan, c, orientations, false)) return plain;
   restorePose(plan, c, positions, orientations);
   return (
     plain + iterateComponent(plan, c, positions, orientations, targets, maxIterations - plain, poles, true)
@@ -423,11 +429,29 @@ function hasStretch(plan: SolvePlan, c: number): boolean {
   return false;
 }
 
-/** True when every joint the component turns is inside its limits (projection changes nothing). */
-function withinLimits(plan: SolvePlan, c: number, orientations: Float64Array): boolean {
+/**
+ * True when every joint the component turns keeps its limits, to within {@link LIMIT_SLACK}. `input` says
+ * the pose is the solve's input: a fixed joint is at its input rotation there by definition (the plain
+ * passes, in contrast, never hold a joint fixed), and stretchable bones are checked at their input lengths
+ * (the plain passes never stretch, and components with stretch never take them).
+ */
+function keepsLimits(plan: SolvePlan, c: number, orientations: Float64Array, input: boolean): boolean {
   const { limits, rotatingJoints } = plan;
   const parents = plan.rig.parents;
   const temp = plan.scratch.temp;
+  if (input) {
+    const boneLength = plan.scratch.boneLength;
+    for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++) {
+      const j = plan.activeJoints[k];
+      if ((limits.flags[j] & LIMIT_STRETCH) === 0) continue;
+      const len = boneLength[j];
+      if (
+        len < limits.stretch[2 * j] * (1 - LIMIT_SLACK) ||
+        len > limits.stretch[2 * j + 1] * (1 + LIMIT_SLACK)
+      )
+        return false;
+    }
+  }
   temp[20] = 0;
   temp[21] = 0;
   temp[22] = 0;
@@ -436,11 +460,20 @@ function withinLimits(plan: SolvePlan, c: number, orientations: Float64Array): b
     const r = rotatingJoints[ri];
     const flags = limits.flags[r];
     if ((flags & LIMIT_ROTATION) === 0) continue;
-    if (flags & LIMIT_FIXED) return false; // the plain passes never keep a joint fixed
+    if (flags & LIMIT_FIXED) {
+      if (input) continue;
+      return false;
+    }
     const p = parents[r];
+    // Δ = rest⁻¹ · parent⁻¹ · orientation at temp[16..19], a copy at temp[24..27] to compare with.
     quatConjugateMultiply(temp, 16, p >= 0 ? orientations : temp, p >= 0 ? 4 * p : 20, orientations, 4 * r);
     quatConjugateMultiply(temp, 16, limits.restLocal, 4 * r, temp, 16);
-    if (projectRotation(limits, r, temp, 16, temp, 32)) return false;
+    for (let i = 0; i < 4; i++) temp[24 + i] = temp[16 + i];
+    if (!projectRotation(limits, r, temp, 16, temp, 32)) continue;
+    // Moved: by the angle of projected⁻¹ · Δ, 2 asin of its vector part (accurate for small angles).
+    quatConjugateMultiply(temp, 28, temp, 16, temp, 24);
+    const sin = Math.sqrt(temp[28] * temp[28] + temp[29] * temp[29] + temp[30] * temp[30]);
+    if (sin > 0.5 * LIMIT_SLACK) return false;
   }
   return true;
 }
@@ -463,6 +496,19 @@ function iterateComponent(
   let hasPole = false;
   for (let k = firstEffector; k < lastEffector; k++)
     if (plan.effectorHasPole[plan.componentEffectors[k]]) hasPole = true;
+  // Under limits the error need not fall monotonically, so the best pose seen is kept aside: it is what the
+  // solve returns if it ends worse, and what every lock escape starts from. The input is the first candidate
+  // when it keeps every limit, as a warm start does (last frame's answer, the target moved a little): near a
+  // limit boundary the oriented passes can leave the chain further from its target than it started (what the
+  // projection takes back sends it elsewhere), and escapes from there drifted the chain away from the pose it
+  // had, frame after frame, until it settled in another configuration. So a solve never ends further from
+  // its targets than a valid input, and its escapes start from the nearest pose to it that is at least as good.
+  let best = Infinity;
+  if (oriented && keepsLimits(plan, c, orientations, true)) {
+    measureResiduals(plan, firstEffector, lastEffector, positions, targets);
+    best = numbers[RESIDUAL_SUM_SLOT];
+    savePose(plan, c, positions, orientations);
+  }
   bendCollinearChains(plan, c, positions, targets);
   seedTwoBoneChain(plan, c, positions, targets);
   for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++)
@@ -470,9 +516,6 @@ function iterateComponent(
 
   const stall = STALL_FRACTION * tolerance;
   let previous = Infinity;
-  // Under limits the error need not fall monotonically, so the best pose seen is kept aside and is what the
-  // solve returns if it ends worse, and what every lock escape starts from.
-  let best = Infinity;
   let bestAtLastEscape = Infinity;
   let escapes = 0;
   let attempts = 0;
@@ -521,9 +564,22 @@ function iterateComponent(
     }
     bestAtLastEscape = best;
     restorePose(plan, c, positions, orientations);
+    // The sweep's step scales with the error of the pose it starts from.
+    numbers[RESIDUAL_SUM_SLOT] = best;
     numbers[ESCAPE_ATTEMPT_SLOT] = attempts;
     escapeLock(plan, c, positions, orientations, targets);
     escapes++;
+    // The sweeps keep every limit, so what they reach is a candidate like any pass's: the pass that follows
+    // may well undo it (that is the lock), and it may already be the answer.
+    measureResiduals(plan, firstEffector, lastEffector, positions, targets);
+    if (numbers[MAX_RESIDUAL_SLOT] <= tolerance) {
+      best = Infinity;
+      break;
+    }
+    if (numbers[RESIDUAL_SUM_SLOT] < best) {
+      best = numbers[RESIDUAL_SUM_SLOT];
+      savePose(plan, c, positions, orientations);
+    }
     previous = Infinity;
   }
   if (best < Infinity) {

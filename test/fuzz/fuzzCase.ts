@@ -877,6 +877,46 @@ export function checkSolve(
       else failures.add(message);
     }
   }
+
+  // A component solved with the oriented passes (limits or branches) from a pose that keeps every limit never
+  // ends further from its targets (their summed distance, the solver's measure) than it started: the input is
+  // its first candidate. Only components no earlier one carries along, as those start where they were carried.
+  const oriented = plan.scratch.componentOriented;
+  for (let c = 0; c < plan.componentCount; c++) {
+    if (oriented[c] !== 1 || plan.componentParent[c] >= 0 || !keepsLimits(context, input, c)) continue;
+    let before = 0,
+      after = 0;
+    for (let k = plan.componentEffectorStart[c]; k < plan.componentEffectorStart[c + 1]; k++) {
+      const e = plan.componentEffectors[k];
+      const j3 = 3 * plan.effectorJoints[e];
+      const target = targets.subarray(3 * e, 3 * e + 3);
+      before += Math.hypot(...input.positions.subarray(j3, j3 + 3).map((v, i) => v - target[i]));
+      after += Math.hypot(...output.positions.subarray(j3, j3 + 3).map((v, i) => v - target[i]));
+    }
+    if (after > before + ROUNDING * (before + context.scale))
+      fail(
+        `component ${c} started within its limits ${before} from its targets and ended ${after} from them`,
+      );
+  }
+}
+
+/** Whether every joint component c turns, and every bone it may stretch, is within its limits in `pose`. */
+function keepsLimits(context: SolveContext, pose: Pose, c: number): boolean {
+  const { rig, limits, plan } = context;
+  for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++) {
+    const r = plan.rotatingJoints[ri];
+    const flags = limits.flags[r];
+    if (flags & LIMIT_ROTATION && !(flags & LIMIT_FIXED) && limitViolation(limits, pose, r) > 1e-10)
+      return false;
+  }
+  for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++) {
+    const j = plan.activeJoints[k];
+    if (!(limits.flags[j] & LIMIT_STRETCH)) continue;
+    const length = Math.hypot(...boneVector(rig, pose, j));
+    if (length < limits.stretch[2 * j] * (1 - 1e-10) || length > limits.stretch[2 * j + 1] * (1 + 1e-10))
+      return false;
+  }
+  return true;
 }
 
 /**

@@ -34,11 +34,8 @@ describe("temporal stability: a target on a smooth path, 1000 frames, each solve
       expect(counts(scenario).frames).toBe(FRAMES);
       expect(counts(scenario).flips).toBe(0);
     });
-    // A known issue fails today; `it.fails` turns red once it is fixed, so the test gets promoted.
-    (scenario.knownJumps ? it.fails : it)(
-      `${scenario.name}: no joint turns more than 10° between frames${scenario.knownJumps ? " (known issue: lock escapes jump)" : ""}`,
-      () => expect(counts(scenario).jumps).toBe(0),
-    );
+    it(`${scenario.name}: no joint turns more than 10° between frames`, () =>
+      expect(counts(scenario).jumps).toBe(0));
   }
 
   it("keeps orientations unit and bones rigid over 1000 frames with a 150-joint tail hanging below the chain", () => {

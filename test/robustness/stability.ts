@@ -141,11 +141,6 @@ export interface Scenario {
   readonly center: readonly [number, number, number];
   readonly amplitude: readonly [number, number, number];
   readonly tolerance: number;
-  /**
-   * Known issue: under limits, a solve that stalls escapes the lock (CCD sweeps, then a restart from
-   * mid-range) and can land on another configuration, 50–80° away from the previous frame's.
-   */
-  readonly knownJumps?: boolean;
 }
 
 /** The humanoid arm of the limit tests: shoulder cone, elbow hinge, wrist cone (T-pose along +X). */
@@ -208,7 +203,6 @@ export const SCENARIOS: readonly Scenario[] = [
     // In front of the shoulder, at most 0.57 from it (the arm reaches 0.70).
     center: [0.5, 1.35, 0.25],
     amplitude: [0.08, 0.1, 0.08],
-    knownJumps: true,
     tolerance: 1e-3,
   },
   {
