@@ -515,6 +515,7 @@ function iterateComponent(
     plan.report.onLimit[plan.rotatingJoints[ri]] = 0;
 
   const stall = STALL_FRACTION * tolerance;
+  const singleJoint = plan.rotatingStart[c + 1] - plan.rotatingStart[c] === 1;
   let previous = Infinity;
   let bestAtLastEscape = Infinity;
   let escapes = 0;
@@ -550,7 +551,9 @@ function iterateComponent(
     }
     // Stalled. Under limits that may be a lock rather than the best reachable pose: escape from the best
     // pose and go on. When the previous escape found nothing better, retry with a larger step, a few times.
-    if (!oriented || !anyOnLimit(plan, c) || iteration >= maxIterations) break;
+    // A component turning one joint has no other configuration to escape to: its passes already aim that
+    // joint as close to the target as its limits allow, and every further iteration repeats them.
+    if (!oriented || !anyOnLimit(plan, c) || iteration >= maxIterations || singleJoint) break;
     if (best < bestAtLastEscape - stall) attempts = 0;
     else if (++attempts > MAX_ATTEMPTS) {
       // Escapes stopped helping: once, start over from mid-range, keeping the best pose aside.

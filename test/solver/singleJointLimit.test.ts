@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import {
+  compilePlan,
+  createJointLimits,
+  createPose,
+  createRig,
+  setJointLimit,
+  solvePlan,
+} from "../../plugin/index.js";
+
+/*
+ * A chain that turns one limited joint (a thigh on chainLength 1, a forearm alone) has one configuration per
+ * target: its passes aim it as close as its limits allow, and there is nothing for a lock escape to find.
+ * Such a solve stops as soon as it stalls instead of spending the iteration budget on escapes, and ends
+ * where the best direction inside its limits puts it.
+ */
+describe("a single limited joint aiming at a target outside its limits", () => {
+  // root at the origin, the turning joint one up, its child (the effector) two up: a 1-bone chain.
+  const rig = createRig({
+    parents: [-1, 0, 1],
+    restPositions: [0, 0, 0, 0, 1, 0, 0, 2, 0],
+    names: ["hip", "thigh", "knee"],
+  });
+  const cone = (30 * Math.PI) / 180;
+  const limits = createJointLimits(rig);
+  setJointLimit(limits, 1, {
+    swing: { up: cone, right: cone, down: cone, left: cone },
+    twist: { min: -0.2, max: 0.2 },
+  });
+  const plan = compilePlan(rig, { effectors: [{ joint: "knee", chainLength: 1 }], limits });
+
+  /** The smallest distance to `target` of the knee over directions sampled inside the 30° cone. */
+  function bestSampled(target: number[]): number {
+    let best = Infinity;
+    for (let i = 0; i <= 400; i++) {
+      const polar = (cone * i) / 400;
+      for (let k = 0; k < 360; k++) {
+        const az = (2 * Math.PI * k) / 360;
+        const x = Math.sin(polar) * Math.cos(az),
+          y = Math.cos(polar),
+          z = Math.sin(polar) * Math.sin(az);
+        best = Math.min(best, Math.hypot(x - target[0], 1 + y - target[1], z - target[2]));
+      }
+    }
+    return best;
+  }
+
+  for (const target of [
+    [1, 1, 0],
+    [0.3, 0.2, -0.9],
+    [-2, 3, 1],
+    [0, 0, 0],
+  ]) {
+    it(`target (${target.join(", ")}): stops within 4 iterations, no escape, as near as the limits allow`, () => {
+      const pose = createPose(rig);
+      const report = solvePlan(plan, pose, Float64Array.from(target), { tolerance: 1e-4, maxIterations: 50 });
+      expect(report.converged).toBe(false);
+      // At most two plain iterations (one to aim, one to see it stall), then two with the limits inside.
+      expect(report.iterations).toBeLessThanOrEqual(4);
+      expect(report.escapes).toBe(0);
+      // The sampling grid is 0.075° apart: the solve must be at least as near, up to that grid.
+      expect(report.residuals[0]).toBeLessThanOrEqual(bestSampled(target) + 2e-3);
+      const dy = pose.positions[7] - pose.positions[4];
+      expect(Math.acos(Math.min(1, dy))).toBeLessThanOrEqual(cone + 1e-6);
+    });
+  }
+});
