@@ -246,7 +246,7 @@ describe("a humanoid arm: shoulder cone, elbow hinge, wrist cone", () => {
       expectConsistentPose(rig, limits, pose, offsets, 1e-6, plan.rotatingJoints);
     }
     console.log(`humanoid arm: ${reached / 5} % of 500 reachable targets reached from the rest pose`);
-    expect(reached).toBeGreaterThanOrEqual(495);
+    expect(reached).toBeGreaterThanOrEqual(498);
   });
 
   it("unreachable targets end on a limit, as near the target as the limits allow", () => {

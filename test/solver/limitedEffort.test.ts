@@ -65,3 +65,39 @@ describe("a single limited joint aiming at a target outside its limits", () => {
     });
   }
 });
+
+describe("a two-bone arm whose elbow is a hinge", () => {
+  // Shoulder at the origin, elbow 1 along +X, wrist 2 along +X; the elbow folds toward +Z (about -Y).
+  const rig = createRig({
+    parents: [-1, 0, 1, 2],
+    restPositions: [-0.2, 0, 0, 0, 0, 0, 1, 0, 0, 2, 0, 0],
+    names: ["chest", "shoulder", "elbow", "wrist"],
+  });
+  const limits = createJointLimits(rig);
+  setJointLimit(limits, 1, {
+    swing: { up: 1.4, right: 1.4, down: 1.4, left: 1.4 },
+    twist: { min: -1, max: 1 },
+  });
+  setJointLimit(limits, 2, { hinge: { axis: [0, -1, 0], min: 0, max: 2.6 } });
+  const plan = compilePlan(rig, { effectors: [{ joint: "wrist", chainLength: 2 }], limits });
+
+  it("reaches targets inside its limits in one iteration: the two-bone seed, with the hinge rolled to its bend", () => {
+    // Targets the folded arm reaches with the elbow plane turned about the upper arm: the plain passes
+    // would bend it in the plane through the start pose instead, which breaks the hinge.
+    let oneIteration = 0;
+    const n = 200;
+    for (let i = 0; i < n; i++) {
+      const bend = 0.3 + (2 * i) / n,
+        roll = -1 + (2 * ((i * 37) % n)) / n;
+      // Fold by `bend` toward +Z, then roll the whole arm about its own (+X) axis by `roll`.
+      const fx = 1 + Math.cos(bend),
+        fz = Math.sin(bend);
+      const target = Float64Array.of(fx, -fz * Math.sin(roll), fz * Math.cos(roll));
+      const pose = createPose(rig);
+      const report = solvePlan(plan, pose, target, { tolerance: 1e-4, maxIterations: 20 });
+      expect(report.converged).toBe(true);
+      if (report.iterations === 1) oneIteration++;
+    }
+    expect(oneIteration).toBe(n);
+  });
+});
