@@ -36,8 +36,11 @@ export type FabrikStage = "beforeRender" | "afterAnimations";
 /** Which joint limits a behavior starts with; see {@link FabrikBehaviorOptions.limits}. */
 export type FabrikLimitPreset = "humanoid" | "none";
 
-/** A joint, by bone name (or glTF node name), humanoid role, linked TransformNode or Bone. */
-export type FabrikJoint = string | TransformNode | Bone;
+/**
+ * A joint, by bone name (or glTF node name), humanoid role, linked TransformNode, Bone, or joint index (its
+ * place in `rig.names`, as tools and helpers hold it: names need not be unique, indices are).
+ */
+export type FabrikJoint = string | number | TransformNode | Bone;
 
 export interface FabrikBehaviorOptions {
   /**
@@ -108,6 +111,18 @@ export interface FabrikSolvedEvent {
   readonly written: number;
 }
 
+/**
+ * What {@link FabrikBehavior.onBeforeSolveObservable} carries: the same object every frame, its matrices live
+ * (copy what you keep).
+ */
+export interface FabrikBeforeSolveEvent {
+  readonly behavior: FabrikBehavior;
+  /** The model root's world matrix of the pose just read (Babylon `Matrix.m` layout). */
+  readonly modelToWorld: Float64Array;
+  /** Its inverse: world points into the model space the solve works in. */
+  readonly worldToModel: Float64Array;
+}
+
 /** A target as set, for tools and inspectors (see {@link FabrikBehavior.targets}). */
 export interface FabrikTargetInfo {
   readonly joint: number;
@@ -127,7 +142,8 @@ interface TargetEntry {
   /** How the user named the joint, for messages. */
   readonly label: string;
   readonly binding: TargetBinding;
-  readonly weight: number;
+  /** Changed in place by `setTargetWeight`. */
+  weight: number;
   readonly chainLength: number | undefined;
   readonly matchOrientation: boolean;
   readonly rotation: QuaternionLike | null;
@@ -213,6 +229,15 @@ export class FabrikBehavior implements Behavior<TransformNode> {
   attachedNode: Nullable<TransformNode> = null;
   /** Fired when the set of effectors changes (a new joint or chain length, a removal): the plan was rebuilt. */
   readonly onTargetsChangedObservable = new Observable<FabrikBehavior>();
+  /**
+   * Fired each frame the behavior solves, after it has read the animated pose and before it reads the
+   * targets: observers see this frame's animated pose (the joint nodes still hold it; nothing is written
+   * before the solve) and whatever they do to targets and weights (move a target node, `setTarget`,
+   * {@link setTargetWeight}, `removeTarget`) is used by this frame's solve. Not fired while the behavior is
+   * disabled, at weight 0, without targets, or when the model root's matrix cannot be inverted. Changing
+   * the joint nodes here comes too late for this frame: the pose was read.
+   */
+  readonly onBeforeSolveObservable = new Observable<FabrikBeforeSolveEvent>();
   /** Inspector rows, filled while attached: lets the behavior be an Inspector `additionalNodes` entry. */
   inspectableCustomProperties: IInspectable[] = [];
   private _uninstallInspector: (() => void) | null = null;
@@ -237,6 +262,9 @@ export class FabrikBehavior implements Behavior<TransformNode> {
   private _compiled: Compiled | null = null;
   private readonly _point = new Float64Array(3);
   private _warned = false;
+  private _beforeSolveEvent: FabrikBeforeSolveEvent | null = null;
+  /** Set while {@link onBeforeSolveObservable} observers run, and while the frame they changed is solved. */
+  private _inBeforeSolve = false;
 
   private _stageObserver: Nullable<Observer<Scene>> = null;
   private _restoreObserver: Nullable<Observer<Scene>> = null;
@@ -452,6 +480,11 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     this._rig = rig;
     this._solverRig = solverRig;
     this._reader = new PoseReader(rig);
+    this._beforeSolveEvent = {
+      behavior: this,
+      modelToWorld: this._reader.modelToWorld,
+      worldToModel: this._reader.worldToModel,
+    };
     this._pose = createPose(solverRig);
     this._limits = limits;
     this._roles = roles;
@@ -485,6 +518,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     this._rig = null;
     this._solverRig = null;
     this._reader = null;
+    this._beforeSolveEvent = null;
     this._pose = null;
     this._limits = null;
     this._roles = {};
@@ -497,11 +531,15 @@ export class FabrikBehavior implements Behavior<TransformNode> {
 
   /**
    * The joint index of a bone name (or glTF node name), a humanoid role, a joint node or a Bone; -1 when the
-   * rig has no such joint. An explicit bone name wins over a role of the same spelling.
+   * rig has no such joint. An explicit bone name wins over a role of the same spelling. An index is returned
+   * as it is when it is a joint of the rig (a whole number from 0 to `rig.jointCount - 1`), else -1.
    */
   jointIndex(joint: FabrikJoint): number {
     const rig = this._rig;
     if (rig === null || joint == null) return -1;
+    if (typeof joint === "number") {
+      return Number.isInteger(joint) && joint >= 0 && joint < rig.jointCount ? joint : -1;
+    }
     const j = rig.indexOf(joint);
     if (j >= 0 || typeof joint !== "string") return j;
     return (this._roles as Record<string, number | undefined>)[joint] ?? -1;
@@ -510,7 +548,11 @@ export class FabrikBehavior implements Behavior<TransformNode> {
   /** Whether `joint` has a target. */
   hasTarget(joint: FabrikJoint): boolean {
     const j = this.jointIndex(joint);
-    return j >= 0 && this._compiled !== null && this._compiled.entries.some((e) => e.joint === j);
+    const entries = this._compiled?.entries;
+    if (j < 0 || entries === undefined) return false;
+    // A loop, not `some`: helpers ask every frame, and a closure per call is garbage.
+    for (let e = 0; e < entries.length; e++) if (entries[e].joint === j) return true;
+    return false;
   }
 
   /**
@@ -608,6 +650,46 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     this._install(entries, who);
   }
 
+  /**
+   * Changes the weight of `joint`'s target (see {@link FabrikTargetOptions.weight}) and nothing else: the
+   * plan, the target and its options stay, nothing is allocated, so it can run every frame (a weight easing
+   * in and out). Used from the next solve on, or from this frame's solve when called in
+   * {@link onBeforeSolveObservable}. Throws a {@link FabrikError}, changing nothing, for a weight that is not
+   * a number in [0, 1], an unknown joint, or a joint without a target.
+   */
+  setTargetWeight(joint: FabrikJoint, weight: number): void {
+    const c = this._compiled;
+    const j = c === null ? -1 : this.jointIndex(joint);
+    if (j >= 0 && typeof weight === "number" && weight >= 0 && weight <= 1) {
+      const entries = c!.entries as TargetEntry[];
+      for (let e = 0; e < entries.length; e++) {
+        if (entries[e].joint === j) {
+          entries[e].weight = weight;
+          return;
+        }
+      }
+    }
+    this._refuseTargetWeight(joint, weight);
+  }
+
+  /** Throws the error {@link setTargetWeight} owes a bad call (kept apart: the call itself builds no text). */
+  private _refuseTargetWeight(joint: FabrikJoint, weight: unknown): never {
+    const who = `FabrikIK setTargetWeight(${labelOf(joint)})`;
+    const j = this._resolve(joint, who);
+    if (typeof weight !== "number" || !(weight >= 0 && weight <= 1)) {
+      throw new FabrikError(
+        `${who}: weight must be a number in [0, 1], got ${describeValue(weight)}`,
+        j,
+        "weight",
+      );
+    }
+    throw new FabrikError(
+      `${who}: "${this._rig!.names[j]}" has no target; give it one with setTarget first`,
+      j,
+      "joint",
+    );
+  }
+
   /** Stops pulling `joint`: its chain shows its animation again. Returns false when it had no target. */
   removeTarget(joint: FabrikJoint): boolean {
     const who = `FabrikIK removeTarget(${labelOf(joint)})`;
@@ -659,6 +741,14 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     }
     const j = this.jointIndex(joint);
     if (j >= 0) return j;
+    if (typeof joint === "number") {
+      throw new FabrikError(
+        `${who}: joint index ${joint} is ${Number.isInteger(joint) ? "outside the rig" : "not a whole number"} ` +
+          `(the rig's joints are 0..${rig.jointCount - 1})`,
+        undefined,
+        "joint",
+      );
+    }
     if (typeof joint !== "string") {
       throw new FabrikError(`${who}: ${describeValue(joint)} is not a joint of this rig`, undefined, "joint");
     }
@@ -732,6 +822,8 @@ export class FabrikBehavior implements Behavior<TransformNode> {
             pole: e.pole !== null,
           })),
           limits: this._limits!,
+          // Only rotations are written back: joints below the chains keep their local rotations anyway.
+          passiveJoints: "carriers",
         });
       } catch (error) {
         if (error instanceof FabrikError) {
@@ -764,7 +856,26 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     // The joints the old layout wrote may not be in the new one: hand them back to the animation now.
     this._restore();
     this._compiled = compiled;
+    if (compiled !== null) this._reader!.readOnly(jointsToRead(compiled.plan, compiled.writer));
     this.onTargetsChangedObservable.notifyObservers(this);
+  }
+
+  /**
+   * Notifies {@link onBeforeSolveObservable}. True when the observers changed the set of effectors (or
+   * detached the behavior): the frame begun with the old plan is then dropped and solved here from the start
+   * with the new one, without notifying twice.
+   */
+  private _beforeSolve(c: Compiled): boolean {
+    if (this._inBeforeSolve || !this.onBeforeSolveObservable.hasObservers()) return false;
+    this._inBeforeSolve = true;
+    try {
+      this.onBeforeSolveObservable.notifyObservers(this._beforeSolveEvent!);
+      if (this._compiled === c) return false;
+      this._update();
+      return true;
+    } finally {
+      this._inBeforeSolve = false;
+    }
   }
 
   private _restore(): void {
@@ -786,6 +897,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     const pose = this._pose!;
     pose.positions.set(reader.positions);
     pose.orientations.set(reader.orientations);
+    if (this._beforeSolve(c)) return;
 
     const plan = c.plan;
     const entries = c.entries;
@@ -871,6 +983,18 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     c.event.report = report;
     this.onSolvedObservable.notifyObservers(c.event);
   }
+}
+
+/** Every joint a frame reads the pose of: the solved, carried and written ones (the reader adds ancestors). */
+function jointsToRead(plan: SolvePlan, writer: RotationWriter): Int32Array {
+  const joints = [
+    ...plan.activeJoints,
+    ...plan.bases,
+    ...plan.passiveJoints,
+    ...plan.effectorJoints,
+    ...writer.joints,
+  ];
+  return Int32Array.from(joints);
 }
 
 /** out[o..o+2] = p · worldToModel; false when not finite. */

@@ -42,6 +42,7 @@ export {
   type FabrikBehaviorOptions,
   type FabrikJoint,
   type FabrikLimitPreset,
+  type FabrikBeforeSolveEvent,
   type FabrikSolvedEvent,
   type FabrikStage,
   type FabrikTargetInfo,

@@ -1,5 +1,3 @@
-import type { Bone } from "@babylonjs/core/Bones/bone.js";
-import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import type { FabrikBehavior, FabrikJoint } from "../babylon/fabrikBehavior.js";
 import type { HumanoidRoles } from "../babylon/humanoidRoles.js";
 import { FabrikError } from "../solver/errors.js";
@@ -19,21 +17,41 @@ export interface FootPlacementLeg {
   readonly chainLength?: number;
   /**
    * Turn the foot with the ground's slope (its toes follow). Default: when the foot has a child joint to
-   * carry (toes, a paw); a leg ending in a tip has nothing to turn.
+   * carry (toes, a paw), or hangs at a shin's end (see `shin`); a leg ending in a tip has nothing to turn.
    */
   readonly align?: boolean;
+  /**
+   * For a foot that does not hang below its leg (rigs made for Blender's IK keep the feet under the root,
+   * each where its shin ends): the lower leg at whose far end the foot sits. The leg is then the thigh and
+   * that shin; the knee is placed so the shin ends on the ground, and the foot is moved with the shin's end.
+   * Found by itself for a `leftFoot`/`rightFoot` role that sits at the end of the side's child-less
+   * `LowerLeg` (below its `UpperLeg`), in the rest pose and the current one.
+   */
+  readonly shin?: FabrikJoint;
 }
 
 /** A leg with everything resolved to joint indices. */
 export interface ResolvedLeg {
+  /** The joint put on the ground. */
   readonly foot: number;
-  /** The foot as the behavior's methods take it (its node, or its Bone): unique, unlike names. */
-  readonly joint: TransformNode | Bone;
+  /** The joint given the behavior's target: the foot, or for a foot hung at a shin's end, the shin. */
+  readonly effector: number;
+  /** The shin whose end the foot sits at, or -1 when the foot hangs below its leg. */
+  readonly shin: number;
   readonly name: string;
+  /** Bones of the leg that bend: from the foot up (for a foot hung at a shin's end: the thigh and the shin). */
   readonly chainLength: number;
-  /** The joint `chainLength` levels above the foot: it keeps its place (it moves with the hips). */
+  /** The joint at the top of the leg: it keeps its place (it moves with the hips) and turns. */
   readonly base: number;
   readonly align: boolean;
+}
+
+/** The animated pose the legs are found on: model-space positions and unit orientations, and world up. */
+export interface LegPose {
+  readonly positions: Float64Array;
+  readonly orientations: Float64Array;
+  /** World up in model space. */
+  readonly up: ArrayLike<number>;
 }
 
 function depthOf(parents: Int32Array, j: number): number {
@@ -87,6 +105,77 @@ function hasChild(parents: Int32Array, j: number): boolean {
   return false;
 }
 
+/** v[vo..vo+2] turned by the inverse of the unit quaternion q[qo..qo+3]. */
+function unrotate(q: ArrayLike<number>, qo: number, v: readonly number[]): number[] {
+  const x = -q[qo],
+    y = -q[qo + 1],
+    z = -q[qo + 2],
+    w = q[qo + 3];
+  const [vx, vy, vz] = v;
+  const tx = 2 * (y * vz - z * vy),
+    ty = 2 * (z * vx - x * vz),
+    tz = 2 * (x * vy - y * vx);
+  return [vx + w * tx + (y * tz - z * ty), vy + w * ty + (z * tx - x * tz), vz + w * tz + (x * ty - y * tx)];
+}
+
+/** Where `foot` sits in the frame of `shin` (its orientation, model units), on the given pose. */
+function offsetIn(positions: ArrayLike<number>, orientations: ArrayLike<number>, shin: number, foot: number) {
+  const d = [0, 1, 2].map((k) => positions[3 * foot + k] - positions[3 * shin + k]);
+  return unrotate(orientations, 4 * shin, d);
+}
+
+const norm = (v: readonly number[]) => Math.hypot(v[0], v[1], v[2]);
+
+/**
+ * Whether `foot` sits where a child-less `shin` ends: at a fixed place of the shin's frame (the same in the
+ * rest pose and the current one, within 20° and a factor of 2 in length: rigs may stretch), below the
+ * shin's joint, and as far from it as a shin may be (a quarter to four times the thigh above it).
+ */
+function sitsAtShinEnd(ik: FabrikBehavior, shin: number, foot: number, pose: LegPose): boolean {
+  const rig = ik.rig!;
+  const parents = rig.parents;
+  const thigh = parents[shin];
+  if (thigh < 0 || hasChild(parents, shin)) return false;
+  const rest = offsetIn(rig.restPositions, rig.restOrientations, shin, foot);
+  const now = offsetIn(pose.positions, pose.orientations, shin, foot);
+  const r = rig.restPositions;
+  const thighLength = Math.hypot(
+    r[3 * shin] - r[3 * thigh],
+    r[3 * shin + 1] - r[3 * thigh + 1],
+    r[3 * shin + 2] - r[3 * thigh + 2],
+  );
+  const a = norm(rest),
+    b = norm(now);
+  if (!(a > 0.25 * thighLength && a < 4 * thighLength) || !(b > 0.5 * a && b < 2 * a)) return false;
+  const cos = (rest[0] * now[0] + rest[1] * now[1] + rest[2] * now[2]) / (a * b);
+  if (!(cos > Math.cos((20 * Math.PI) / 180))) return false;
+  const p = pose.positions,
+    up = pose.up;
+  let below = 0;
+  for (let k = 0; k < 3; k++) below += (p[3 * foot + k] - p[3 * shin + k]) * up[k];
+  return below < 0;
+}
+
+/**
+ * The shin a foot role sits at the end of when the foot does not hang below its leg (Blender-IK rigs), or
+ * -1: the side's `LowerLeg` role, below its `UpperLeg`, neither above nor below the foot, child-less, with
+ * the foot at its end (see {@link sitsAtShinEnd}).
+ */
+function shinEndOf(ik: FabrikBehavior, foot: number, pose: LegPose): number {
+  const roles = ik.roles;
+  const parents = ik.rig!.parents;
+  for (const side of ["left", "right"] as const) {
+    if (roles[`${side}Foot`] !== foot) continue;
+    const shin = roles[`${side}LowerLeg`];
+    const thigh = roles[`${side}UpperLeg`];
+    if (shin === undefined || thigh === undefined || !isAncestorOrSelf(parents, thigh, parents[shin]))
+      return -1;
+    if (isAncestorOrSelf(parents, shin, foot) || isAncestorOrSelf(parents, foot, shin)) return -1;
+    return sitsAtShinEnd(ik, shin, foot, pose) ? shin : -1;
+  }
+  return -1;
+}
+
 function describe(joint: FabrikJoint): string {
   if (typeof joint === "string") return JSON.stringify(joint);
   const name = (joint as { name?: unknown } | null)?.name;
@@ -94,11 +183,12 @@ function describe(joint: FabrikJoint): string {
 }
 
 /**
- * The legs a humanoid or a quadruped shows by its roles: each foot below its upper leg, and each hand
- * below its upper arm that rests lower than the knees (a quadruped's front legs; a biped's hands hang far
- * above its knees). `restUp` is the world's up in model space, for "lower".
+ * The legs a humanoid or a quadruped shows by its roles: each foot below its upper leg (or at the end of its
+ * shin, on rigs whose feet hang from the root), and each hand below its upper arm that rests lower than
+ * halfway down the shins (a quadruped's front legs; a biped's hands hang above its knees).
  */
-function legsByRole(ik: FabrikBehavior, restUp: ArrayLike<number>): FootPlacementLeg[] {
+function legsByRole(ik: FabrikBehavior, pose: LegPose): FootPlacementLeg[] {
+  const restUp = pose.up;
   const roles = ik.roles;
   const rig = ik.rig!;
   const parents = rig.parents;
@@ -106,21 +196,23 @@ function legsByRole(ik: FabrikBehavior, restUp: ArrayLike<number>): FootPlacemen
   const height = (j: number) =>
     rest[3 * j] * restUp[0] + rest[3 * j + 1] * restUp[1] + rest[3 * j + 2] * restUp[2];
   const legs: FootPlacementLeg[] = [];
-  const knees: number[] = [];
+  /** Halfway down each shin. */
+  const shins: number[] = [];
   for (const side of ["left", "right"] as const) {
     const foot = roles[`${side}Foot`];
-    if (foot !== undefined && limbRoot(roles, parents, foot) >= 0) {
-      legs.push({ foot: rig.names[foot] });
+    if (foot !== undefined && (limbRoot(roles, parents, foot) >= 0 || shinEndOf(ik, foot, pose) >= 0)) {
+      legs.push({ foot });
       const knee = roles[`${side}LowerLeg`];
-      if (knee !== undefined) knees.push(knee);
+      if (knee !== undefined) shins.push((height(knee) + height(foot)) / 2);
     }
   }
-  if (knees.length > 0) {
-    const kneeHeight = Math.min(...knees.map(height));
+  if (shins.length > 0) {
+    // Long arms (a robot's, an ape's) may hang to the knees; a quadruped's front feet stand on the ground.
+    const shinHeight = Math.min(...shins);
     for (const side of ["left", "right"] as const) {
       const hand = roles[`${side}Hand`];
-      if (hand !== undefined && limbRoot(roles, parents, hand) >= 0 && height(hand) < kneeHeight) {
-        legs.push({ foot: rig.names[hand] });
+      if (hand !== undefined && limbRoot(roles, parents, hand) >= 0 && height(hand) < shinHeight) {
+        legs.push({ foot: hand });
       }
     }
   }
@@ -134,14 +226,14 @@ function legsByRole(ik: FabrikBehavior, restUp: ArrayLike<number>): FootPlacemen
 export function resolveLegs(
   ik: FabrikBehavior,
   given: readonly (FabrikJoint | FootPlacementLeg)[] | undefined,
-  restUp: ArrayLike<number>,
+  pose: LegPose,
   who: string,
 ): ResolvedLeg[] {
   const rig = ik.rig!;
   const parents = rig.parents;
   const specs: FootPlacementLeg[] =
     given === undefined
-      ? legsByRole(ik, restUp)
+      ? legsByRole(ik, pose)
       : given.map((leg) =>
           typeof leg === "object" && leg !== null && "foot" in leg ? leg : { foot: leg as FabrikJoint },
         );
@@ -162,12 +254,32 @@ export function resolveLegs(
   });
   const lca = feet.length > 1 ? commonAncestorOf(parents, feet) : -1;
   const seen = new Set<number>();
-  return specs.map((spec, i) => {
+  const resolved = specs.map((spec, i): ResolvedLeg => {
     const foot = feet[i];
     const name = rig.names[foot];
     if (seen.has(foot)) throw new FabrikError(`${who}: the leg "${name}" is listed twice`, foot, "legs");
     seen.add(foot);
     const depth = depthOf(parents, foot);
+    const shin = shinFor(ik, spec, foot, name, pose, who);
+    if (shin >= 0) {
+      if (spec.chainLength !== undefined && spec.chainLength !== 2) {
+        throw new FabrikError(
+          `${who}: leg "${name}" sits at the end of the shin "${rig.names[shin]}": its chain is the thigh ` +
+            `and the shin, so chainLength must be 2 (or left out), got ${String(spec.chainLength)}`,
+          foot,
+          "chainLength",
+        );
+      }
+      return {
+        foot,
+        effector: shin,
+        shin,
+        name,
+        chainLength: 2,
+        base: parents[shin],
+        align: spec.align ?? true,
+      };
+    }
     let chainLength = spec.chainLength;
     if (chainLength === undefined) {
       const root = limbRoot(ik.roles, parents, foot);
@@ -186,7 +298,64 @@ export function resolveLegs(
     }
     let base = foot;
     for (let k = 0; k < chainLength; k++) base = parents[base];
-    const joint = rig.nodes[foot] ?? rig.bones[foot][0];
-    return { foot, joint, name, chainLength, base, align: spec.align ?? hasChild(parents, foot) };
+    return {
+      foot,
+      effector: foot,
+      shin: -1,
+      name,
+      chainLength,
+      base,
+      align: spec.align ?? hasChild(parents, foot),
+    };
   });
+  // One target per joint: two legs may not end on the same effector (a foot and the shin it sits on).
+  for (let a = 0; a < resolved.length; a++) {
+    for (let b = a + 1; b < resolved.length; b++) {
+      if (resolved[a].effector !== resolved[b].effector) continue;
+      throw new FabrikError(
+        `${who}: the legs "${resolved[a].name}" and "${resolved[b].name}" both place ` +
+          `"${rig.names[resolved[a].effector]}"`,
+        resolved[b].foot,
+        "legs",
+      );
+    }
+  }
+  return resolved;
+}
+
+/**
+ * The shin a leg's foot sits at the end of: the one given (checked to be a leg's lower bone the foot does
+ * not hang from), or for a foot role with no chain length given and no leg above it, the one found; else -1.
+ */
+function shinFor(
+  ik: FabrikBehavior,
+  spec: FootPlacementLeg,
+  foot: number,
+  name: string,
+  pose: LegPose,
+  who: string,
+): number {
+  const rig = ik.rig!;
+  const parents = rig.parents;
+  if (spec.shin === undefined) {
+    if (spec.chainLength !== undefined || limbRoot(ik.roles, parents, foot) >= 0) return -1;
+    return shinEndOf(ik, foot, pose);
+  }
+  const shin = ik.jointIndex(spec.shin);
+  if (shin < 0) {
+    throw new FabrikError(
+      `${who}: leg "${name}": no shin joint ${describe(spec.shin)} in the rig`,
+      foot,
+      "shin",
+    );
+  }
+  if (isAncestorOrSelf(parents, shin, foot) || isAncestorOrSelf(parents, foot, shin) || parents[shin] < 0) {
+    throw new FabrikError(
+      `${who}: leg "${name}": the shin "${rig.names[shin]}" must be a joint with a parent (the thigh) that ` +
+        "the foot does not hang from, nor carry; for a foot below its leg give chainLength instead",
+      foot,
+      "shin",
+    );
+  }
+  return shin;
 }

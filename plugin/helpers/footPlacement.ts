@@ -5,32 +5,56 @@ import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import type { Observer } from "@babylonjs/core/Misc/observable.js";
 import type { Scene } from "@babylonjs/core/scene.js";
 import type { Nullable } from "@babylonjs/core/types.js";
-import type { FabrikBehavior, FabrikJoint } from "../babylon/fabrikBehavior.js";
+import type { FabrikBehavior, FabrikJoint, FabrikSolvedEvent } from "../babylon/fabrikBehavior.js";
 import { PoseReader } from "../babylon/poseReader.js";
 import type { SkeletonRig } from "../babylon/skeletonRig.js";
 import { FabrikError } from "../solver/errors.js";
+import { projectRotation } from "../solver/jointLimitProjection.js";
+import { LIMIT_FIXED, LIMIT_HINGE, LIMIT_ROTATION } from "../solver/limits.js";
 import {
   copy,
   normalize3,
+  quatConjugateMultiply,
   quatFromTo,
   quatMultiply,
+  quatMultiplyConjugate,
+  quatRotate,
   quatScaleAngle,
   transformDirection,
   transformPoint,
 } from "./arrayMath.js";
+import { quaternionFromArray, vectorFromArray } from "./arrayToBabylon.js";
 import { commonAncestorOf, resolveLegs, type FootPlacementLeg, type ResolvedLeg } from "./footLegs.js";
 import { addBeforeSolve, attachedScene, frameSeconds } from "./frameHook.js";
 import { createModelTarget } from "./modelTarget.js";
 import { PoseLayer } from "./poseLayer.js";
+import {
+  KNEE_ANIMATED,
+  KNEE_BEND,
+  KNEE_END,
+  KNEE_GOAL,
+  KNEE_HINGE,
+  KNEE_HIP,
+  KNEE_MAX,
+  KNEE_MIN,
+  KNEE_OUT,
+  KNEE_REACH,
+  KNEE_SHIN,
+  KNEE_SHIN_OUT,
+  KNEE_SLOTS,
+  kneeReach,
+  placeKnee,
+} from "./shinEnd.js";
 import { smoothingFactor } from "./smoothing.js";
 
 export type { FootPlacementLeg } from "./footLegs.js";
 
 export interface FootPlacementOptions {
   /**
-   * The legs to place: foot joints (bone names, roles, nodes) or {@link FootPlacementLeg}s. Default: the
-   * feet of a humanoid (`leftFoot`, `rightFoot` below their upper legs), plus its hands when they rest below
-   * the knees (a quadruped's front legs). Creatures without humanoid legs must list theirs.
+   * The legs to place: foot joints (bone names, roles, nodes, indices) or {@link FootPlacementLeg}s. Default:
+   * the feet of a humanoid (`leftFoot`, `rightFoot` below their upper legs, or sitting where their shins
+   * end on rigs that hang the feet from the root), plus its hands when they rest lower than halfway down
+   * the shins (a quadruped's front legs). Creatures without humanoid legs must list theirs.
    */
   legs?: readonly (FabrikJoint | FootPlacementLeg)[];
   /**
@@ -78,13 +102,22 @@ export interface FootPlacementOptions {
 
 /** What a leg is doing (live: updated every frame). */
 export interface FootPlacementLegInfo {
+  /** The joint put on the ground. */
   readonly foot: number;
   readonly name: string;
   readonly chainLength: number;
   /** The joint at the top of the leg's chain (it keeps its place and turns). */
   readonly base: number;
   readonly align: boolean;
-  /** The node the foot's target is written to, in model space. */
+  /**
+   * The shin whose end the foot sits at, for a foot that does not hang below its leg (see
+   * {@link FootPlacementLeg.shin}); -1 otherwise.
+   */
+  readonly shin: number;
+  /**
+   * The node the leg's target is written to, in model space: the foot's, or for a foot at a shin's end, the
+   * knee's (position and the shin's orientation).
+   */
   readonly target: TransformNode;
   /** Whether the ray under the foot found ground this frame. */
   readonly grounded: boolean;
@@ -117,7 +150,26 @@ const BASE = 25;
 /** The target in model space: position, then orientation. */
 const MODEL_TARGET = 28;
 const MODEL_ROTATION = 31;
-const LEG_SLOTS = 35;
+/** A foot at a shin's end: where it sits in the shin's frame (model units) this frame. */
+const SHIN_END = 35;
+/** …and the bend axis for a straight leg, in the thigh's frame (from the rest pose). */
+const BEND_LOCAL = 38;
+/** …and its knee's target in model space: position, then the shin's orientation. */
+const KNEE_TARGET = 41;
+const KNEE_ROTATION = 44;
+/**
+ * …and its animated shin as the behavior's limits keep it: orientation, bend axis (model space), whether
+ * that is a hinge and the turn the hinge allows from the animated angle, and how far from the hip the
+ * shin's end is (animated) and may get (model units).
+ */
+const SHIN_ORIENTATION = 48;
+const SHIN_AXIS = 52;
+const SHIN_HINGE = 55;
+const SHIN_MIN = 56;
+const SHIN_MAX = 57;
+const SHIN_STRETCH = 58;
+const SHIN_REACH = 59;
+const LEG_SLOTS = 60;
 
 class LegState implements FootPlacementLegInfo {
   /**
@@ -129,6 +181,8 @@ class LegState implements FootPlacementLegInfo {
   grounded = false;
   /** Whether the behavior holds a target for this leg. */
   installed = false;
+  /** Whether the leg hangs below the joint the hips lowering moves. */
+  lowered = false;
   private readonly _normal = new Vector3(0, 1, 0);
   private readonly _target = new Vector3();
 
@@ -153,6 +207,9 @@ class LegState implements FootPlacementLegInfo {
   }
   get align(): boolean {
     return this.leg.align;
+  }
+  get shin(): number {
+    return this.leg.shin;
   }
   get weight(): number {
     return this.s[WEIGHT];
@@ -186,7 +243,10 @@ const NORMAL_MODEL = 15;
 const DELTA = 18;
 const VECTOR = 22;
 const HIT = 25;
-const SCALAR_SLOTS = 28;
+const TURN = 28;
+const REACH = 29;
+const RAY = 30;
+const SCALAR_SLOTS = 33;
 
 const OPTION_KEYS = [
   "legs",
@@ -228,6 +288,13 @@ const OPTION_KEYS = [
  * The hips are lowered by moving the hips joint's node between the animation and the solve; the animated
  * position is put back after the frame is rendered, so nothing accumulates.
  *
+ * A foot that does not hang below its leg (rigs made for Blender's IK keep the feet under the root, each
+ * where its child-less shin ends; see {@link FootPlacementLeg.shin}) is placed through its knee: the knee's
+ * target is where a two-bone solution (thigh and shin, the knee bending about its hinge, within its range,
+ * when the behavior's limits give it one) ends the shin on the foot's target, and the shin takes the
+ * orientation that does so; once the behavior has solved (`onSolvedObservable`), the foot bone is moved to
+ * where the shin now ends and turned to the ground, and put back after the frame like the hips.
+ *
  * A frame allocates nothing of its own; Babylon's picking allocates its result objects for each ray.
  *
  * Give the behavior a generous `maxIterations` (60 or more): a nearly straight leg whose foot must come a
@@ -256,6 +323,11 @@ export class FootPlacement {
   private readonly _rig: SkeletonRig;
   private readonly _reader: PoseReader;
   private readonly _layer: PoseLayer;
+  /** Legs whose foot sits at a shin's end: their knees are placed, their feet moved after the solve. */
+  private readonly _shinLegs: LegState[];
+  private readonly _knee = new Float64Array(KNEE_SLOTS);
+  private readonly _projection = new Float64Array(16);
+  private _solvedObserver: Nullable<Observer<FabrikSolvedEvent>> = null;
   private readonly _ray = new Ray(new Vector3(), new Vector3(0, -1, 0), 1);
   private readonly _predicate = (mesh: AbstractMesh): boolean => this.ground(mesh);
   /** Scalars of the frame: doubles passed to (or returned from) calls V8 does not inline are boxed. */
@@ -283,7 +355,16 @@ export class FootPlacement {
     this._rig = rig;
     this._reader = new PoseReader(rig);
     const w2m = this._reader.worldToModel;
-    const legs = resolveLegs(behavior, options.legs, [w2m[4], w2m[5], w2m[6]], who);
+    const legs = resolveLegs(
+      behavior,
+      options.legs,
+      {
+        positions: this._reader.positions,
+        orientations: this._reader.orientations,
+        up: [w2m[4], w2m[5], w2m[6]],
+      },
+      who,
+    );
 
     let hips: number;
     if (options.hips !== undefined) {
@@ -331,9 +412,25 @@ export class FootPlacement {
         !mesh.isDescendantOf(root));
 
     this._legs = legs.map(
-      (leg) => new LegState(leg, createModelTarget(behavior, scene, `${leg.name} foot target`)),
+      (leg) =>
+        new LegState(
+          leg,
+          createModelTarget(
+            behavior,
+            scene,
+            leg.shin >= 0 ? `${rig.names[leg.shin]} knee target` : `${leg.name} foot target`,
+          ),
+        ),
     );
-    this._layer = new PoseLayer(rig, [hips]);
+    for (const leg of this._legs) {
+      for (let j = leg.base; j >= 0 && !leg.lowered; j = rig.parents[j]) leg.lowered = j === hips;
+    }
+    this._shinLegs = this._legs.filter((leg) => leg.leg.shin >= 0);
+    for (const leg of this._shinLegs) restBend(rig, leg.leg, leg.s, BEND_LOCAL);
+    this._layer = new PoseLayer(rig, [hips, ...this._shinLegs.map((leg) => leg.foot)]);
+    if (this._shinLegs.length > 0) {
+      this._solvedObserver = behavior.onSolvedObservable.add(() => this._moveFeet());
+    }
     if (options.autoUpdate ?? true) {
       this._frameObserver = addBeforeSolve(behavior, scene, () => {
         frameSeconds(scene, this._n, DT);
@@ -369,11 +466,12 @@ export class FootPlacement {
     this._disposed = true;
     this._frameObserver?.remove();
     this._restoreObserver?.remove();
-    this._frameObserver = this._restoreObserver = null;
+    this._solvedObserver?.remove();
+    this._frameObserver = this._restoreObserver = this._solvedObserver = null;
     this._layer.restore();
     const ownRig = this.behavior.rig === this._rig;
     for (const leg of this._legs) {
-      if (leg.installed && ownRig) this.behavior.removeTarget(leg.leg.joint);
+      if (leg.installed && ownRig) this.behavior.removeTarget(leg.leg.effector);
       leg.installed = false;
       leg.target.dispose();
     }
@@ -403,13 +501,16 @@ export class FootPlacement {
       this._takeGoals(leg, started);
       if (leg.s[WEIGHT] > 0) {
         this._placeFoot(leg);
-        this._writeTarget(leg);
+        if (leg.leg.shin >= 0) this._limitShin(leg);
         if (this.lowerHips) {
           this._neededDrop(leg);
           if (n[DROP] > needed) needed = n[DROP];
         }
+        // A foot at a shin's end waits for the hips: its knee is placed from where they end up.
+        if (leg.leg.shin >= 0) continue;
+        this._writeTarget(leg);
         if (!leg.installed) {
-          ik.setTarget(leg.leg.joint, leg.target, {
+          ik.setTarget(leg.leg.effector, leg.target, {
             chainLength: leg.chainLength,
             matchOrientation: leg.align,
           });
@@ -418,7 +519,7 @@ export class FootPlacement {
       } else {
         copy(leg.s, TARGET, leg.s, FOOT, 3);
         if (leg.installed) {
-          ik.removeTarget(leg.leg.joint);
+          ik.removeTarget(leg.leg.effector);
           leg.installed = false;
         }
       }
@@ -430,6 +531,24 @@ export class FootPlacement {
     if (!(this.hipSmoothing > 0)) this._drop = needed;
     n[APPLIED] = ik.enabled ? this._drop * ik.weight : 0;
     if (n[APPLIED] > 0) this._lowerHips();
+    if (this._shinLegs.length > 0) this._placeKnees();
+  }
+
+  /** The knees of the feet at their shins' ends, once the hips are settled. */
+  private _placeKnees(): void {
+    for (let i = 0; i < this._shinLegs.length; i++) {
+      const leg = this._shinLegs[i];
+      if (!(leg.s[WEIGHT] > 0)) continue;
+      this._placeKnee(leg);
+      const s = leg.s;
+      vectorFromArray(leg.target.position, s, KNEE_TARGET);
+      quaternionFromArray(leg.target.rotationQuaternion!, s, KNEE_ROTATION);
+      if (!leg.installed) {
+        // The thigh turns to put the knee in place; the shin takes the orientation that ends it on the ground.
+        this.behavior.setTarget(leg.leg.effector, leg.target, { chainLength: 1, matchOrientation: true });
+        leg.installed = true;
+      }
+    }
   }
 
   /** The frame's scalars: smoothing fractions, the animation's ground height, world up in model space. */
@@ -481,7 +600,11 @@ export class FootPlacement {
     transformPoint(s, FOOT, reader.modelToWorld, reader.positions, 3 * leg.leg.foot);
     transformPoint(s, BASE, reader.modelToWorld, reader.positions, 3 * leg.leg.base);
     s[HEIGHT] = s[FOOT + 1] - this._n[REF_Y];
-    this._ray.origin.set(s[FOOT], this._n[REF_Y] + this.rayHeight, s[FOOT + 2]);
+    const n = this._n;
+    n[RAY] = s[FOOT];
+    n[RAY + 1] = n[REF_Y] + this.rayHeight;
+    n[RAY + 2] = s[FOOT + 2];
+    vectorFromArray(this._ray.origin, n, RAY);
   }
 
   /**
@@ -559,18 +682,168 @@ export class FootPlacement {
     quatMultiply(s, MODEL_ROTATION, n, DELTA, reader.orientations, 4 * leg.leg.foot);
   }
 
+  /**
+   * A foot at a shin's end, before the hips are settled: where it sits in the shin's frame, and the animated
+   * shin as the behavior's limits keep it, with how far the leg reaches.
+   *
+   * The behavior keeps the shin within its limits when it matches the orientation asked of it; so the knee
+   * is worked out from the animated shin as the limits keep it (an animation may leave a limit preset's
+   * hinge), bent about the hinge's axis when it has one and within the hinge's range: the limits then leave
+   * the answer as it is, and the shin ends on the target whenever the leg can reach it.
+   */
+  private _limitShin(leg: LegState): void {
+    const s = leg.s;
+    const k = this._knee;
+    const n = this._n;
+    const reader = this._reader;
+    const p = reader.positions;
+    const o = reader.orientations;
+    const shin = leg.leg.shin,
+      thigh = leg.leg.base,
+      foot = leg.leg.foot;
+    for (let i = 0; i < 3; i++) {
+      k[KNEE_ANIMATED + i] = p[3 * shin + i];
+      k[KNEE_HIP + i] = p[3 * thigh + i];
+      n[VECTOR + i] = p[3 * foot + i] - p[3 * shin + i];
+    }
+    quatConjugateRotate(s, SHIN_END, o, 4 * shin, n, VECTOR);
+    for (let i = 0; i < 4; i++) k[KNEE_SHIN + i] = o[4 * shin + i];
+    k[KNEE_HINGE] = 0;
+    k[KNEE_MIN] = -Infinity;
+    k[KNEE_MAX] = Infinity;
+    quatRotate(k, KNEE_BEND, o, 4 * thigh, s, BEND_LOCAL);
+    const limits = this.behavior.limits;
+    if (limits !== null && limits.rig.jointCount === this._rig.jointCount) {
+      const flags = limits.flags[shin];
+      if (flags & LIMIT_ROTATION && !(flags & LIMIT_FIXED)) {
+        // Δ = rest⁻¹ · local, projected onto the limits; the shin's orientation is then thigh · rest · Δ.
+        quatConjugateMultiply(n, DELTA, o, 4 * thigh, o, 4 * shin);
+        quatConjugateMultiply(n, DELTA, limits.restLocal, 4 * shin, n, DELTA);
+        projectRotation(limits, shin, n, DELTA, this._projection, 0);
+        quatMultiply(n, VECTOR, limits.restLocal, 4 * shin, n, DELTA);
+        quatMultiply(k, KNEE_SHIN, o, 4 * thigh, n, VECTOR);
+        if (flags & LIMIT_HINGE) {
+          // Δ turns θ about the hinge's axis a (in the shin's rest frame): the axis in model space is
+          // shin · a, and the turn may go from min − θ to max − θ.
+          const a = 3 * shin;
+          const ax = limits.hingeAxis[a],
+            ay = limits.hingeAxis[a + 1],
+            az = limits.hingeAxis[a + 2];
+          const theta = 2 * Math.atan2(n[DELTA] * ax + n[DELTA + 1] * ay + n[DELTA + 2] * az, n[DELTA + 3]);
+          quatRotate(k, KNEE_BEND, k, KNEE_SHIN, limits.hingeAxis, a);
+          k[KNEE_HINGE] = 1;
+          k[KNEE_MIN] = limits.hinge[2 * shin] - theta;
+          k[KNEE_MAX] = limits.hinge[2 * shin + 1] - theta;
+        }
+      }
+    }
+    // The shin's end as the (limited) animated shin carries it.
+    quatRotate(k, KNEE_END, k, KNEE_SHIN, s, SHIN_END);
+    for (let i = 0; i < 3; i++) k[KNEE_END + i] += k[KNEE_ANIMATED + i];
+    kneeReach(k);
+    copy(s, SHIN_ORIENTATION, k, KNEE_SHIN, 4);
+    copy(s, SHIN_AXIS, k, KNEE_BEND, 3);
+    s[SHIN_HINGE] = k[KNEE_HINGE];
+    s[SHIN_MIN] = k[KNEE_MIN];
+    s[SHIN_MAX] = k[KNEE_MAX];
+    s[SHIN_REACH] = k[KNEE_REACH];
+    const x = k[KNEE_END] - k[KNEE_HIP],
+      y = k[KNEE_END + 1] - k[KNEE_HIP + 1],
+      z = k[KNEE_END + 2] - k[KNEE_HIP + 2];
+    s[SHIN_STRETCH] = Math.sqrt(x * x + y * y + z * z);
+  }
+
+  /**
+   * A foot at a shin's end, once the hips are settled: the knee's target (`KNEE_TARGET`, and the shin's
+   * orientation `KNEE_ROTATION`) that ends the shin on the foot's target, from the hip as lowered.
+   */
+  private _placeKnee(leg: LegState): void {
+    const s = leg.s;
+    const k = this._knee;
+    const n = this._n;
+    const reader = this._reader;
+    const p = reader.positions;
+    const shin = leg.leg.shin,
+      thigh = leg.leg.base;
+    for (let i = 0; i < 3; i++) {
+      k[KNEE_ANIMATED + i] = p[3 * shin + i];
+      k[KNEE_HIP + i] = p[3 * thigh + i];
+      k[KNEE_GOAL + i] = s[MODEL_TARGET + i];
+    }
+    copy(k, KNEE_SHIN, s, SHIN_ORIENTATION, 4);
+    copy(k, KNEE_BEND, s, SHIN_AXIS, 3);
+    k[KNEE_HINGE] = s[SHIN_HINGE];
+    k[KNEE_MIN] = s[SHIN_MIN];
+    k[KNEE_MAX] = s[SHIN_MAX];
+    quatRotate(k, KNEE_END, k, KNEE_SHIN, s, SHIN_END);
+    for (let i = 0; i < 3; i++) k[KNEE_END + i] += k[KNEE_ANIMATED + i];
+    // The hips came down by `_n[APPLIED]` world units, and the leg with them.
+    if (leg.lowered && n[APPLIED] > 0) {
+      const w2m = reader.worldToModel;
+      const drop = n[APPLIED];
+      for (let i = 0; i < 3; i++) {
+        k[KNEE_HIP + i] -= drop * w2m[4 + i];
+        k[KNEE_ANIMATED + i] -= drop * w2m[4 + i];
+        k[KNEE_END + i] -= drop * w2m[4 + i];
+      }
+    }
+    placeKnee(k);
+    copy(s, KNEE_TARGET, k, KNEE_OUT, 3);
+    copy(s, KNEE_ROTATION, k, KNEE_SHIN_OUT, 4);
+  }
+
+  /**
+   * After the solve: each foot at a shin's end goes where its shin now ends (whatever the solve made of the
+   * knee: limits, weights), turned as {@link _placeFoot} decided. Through the layer, so it is put back after
+   * the frame like the hips.
+   */
+  private _moveFeet(): void {
+    if (this._disposed || this.behavior.rig !== this._rig) return;
+    let any = false;
+    for (let i = 0; i < this._shinLegs.length; i++) if (this._shinLegs[i].installed) any = true;
+    if (!any) return;
+    const reader = this._reader;
+    // The solved pose (the animated one was used up by the frame's step).
+    reader.read();
+    if (!reader.worldToModelValid) return;
+    const p = reader.positions;
+    const o = reader.orientations;
+    const n = this._n;
+    const parents = this._rig.parents;
+    for (let i = 0; i < this._shinLegs.length; i++) {
+      const leg = this._shinLegs[i];
+      if (!leg.installed) continue;
+      const s = leg.s;
+      const foot = leg.leg.foot;
+      const parent = parents[foot];
+      // The shin's end, relative to the foot's parent, in model space.
+      quatRotate(n, VECTOR, o, 4 * leg.leg.shin, s, SHIN_END);
+      for (let k = 0; k < 3; k++) {
+        n[VECTOR + k] += p[3 * leg.leg.shin + k] - (parent >= 0 ? p[3 * parent + k] : 0);
+      }
+      if (!this._toParentSpace(parent, VECTOR)) continue;
+      this._layer.writePosition(foot, n, VECTOR);
+      if (!leg.leg.align) continue;
+      copy(n, DELTA, s, MODEL_ROTATION, 4);
+      // The behavior blends what it writes by its weight; the foot is written here, so it is blended here
+      // (from its animated orientation, which the solve left alone).
+      n[TURN] = this.behavior.weight;
+      if (n[TURN] < 1) {
+        quatMultiplyConjugate(n, DELTA, n, DELTA, o, 4 * foot);
+        quatScaleAngle(n, DELTA, n, TURN);
+        quatMultiply(n, DELTA, n, DELTA, o, 4 * foot);
+      }
+      if (parent >= 0) quatConjugateMultiply(n, DELTA, o, 4 * parent, n, DELTA);
+      this._layer.writeRotation(foot, n, DELTA);
+    }
+  }
+
   /** Writes the leg's model-space target to its node. */
   private _writeTarget(leg: LegState): void {
     const s = leg.s;
-    leg.target.position.set(s[MODEL_TARGET], s[MODEL_TARGET + 1], s[MODEL_TARGET + 2]);
-    if (leg.leg.align) {
-      leg.target.rotationQuaternion!.set(
-        s[MODEL_ROTATION],
-        s[MODEL_ROTATION + 1],
-        s[MODEL_ROTATION + 2],
-        s[MODEL_ROTATION + 3],
-      );
-    }
+    // From the array: doubles passed to a Babylon setter V8 does not inline would be boxed.
+    vectorFromArray(leg.target.position, s, MODEL_TARGET);
+    if (leg.leg.align) quaternionFromArray(leg.target.rotationQuaternion!, s, MODEL_ROTATION);
   }
 
   /**
@@ -581,12 +854,9 @@ export class FootPlacement {
   private _neededDrop(leg: LegState): void {
     const n = this._n;
     const s = leg.s;
-    const ax = s[FOOT] - s[BASE],
-      ay = s[FOOT + 1] - s[BASE + 1],
-      az = s[FOOT + 2] - s[BASE + 2];
-    const animated = Math.sqrt(ax * ax + ay * ay + az * az);
-    this._legLength(leg.leg);
-    const reach = Math.max(animated, (this.legExtension * n[LENGTH]) / n[MODEL_PER_WORLD]);
+    if (leg.leg.shin >= 0) this._shinReach(leg);
+    else this._footReach(leg);
+    const reach = n[REACH];
     const vx = s[TARGET] - s[BASE],
       vy = s[TARGET + 1] - s[BASE + 1],
       vz = s[TARGET + 2] - s[BASE + 2];
@@ -601,8 +871,36 @@ export class FootPlacement {
     n[DROP] = d > 0 ? d : 0;
   }
 
+  /** Into `_n[REACH]`: how far (world units) the leg may stretch, the larger of as animated and as allowed. */
+  private _footReach(leg: LegState): void {
+    const n = this._n;
+    const s = leg.s;
+    const ax = s[FOOT] - s[BASE],
+      ay = s[FOOT + 1] - s[BASE + 1],
+      az = s[FOOT + 2] - s[BASE + 2];
+    const animated = Math.sqrt(ax * ax + ay * ay + az * az);
+    this._legLength(leg.leg);
+    n[REACH] = Math.max(animated, (this.legExtension * n[LENGTH]) / n[MODEL_PER_WORLD]);
+  }
+
+  /**
+   * {@link _footReach} for a foot at a shin's end: the shin as the limits keep it, and no straighter than its
+   * hinge lets it get.
+   */
+  private _shinReach(leg: LegState): void {
+    const n = this._n;
+    const s = leg.s;
+    this._legLength(leg.leg);
+    const extended = Math.min(this.legExtension * n[LENGTH], s[SHIN_REACH]);
+    n[REACH] = Math.max(s[SHIN_STRETCH], extended) / n[MODEL_PER_WORLD];
+  }
+
   /** Into `_n[LENGTH]`: the leg's length along its chain, in model units, on the pose last read. */
   private _legLength(leg: ResolvedLeg): void {
+    if (leg.shin >= 0) {
+      this._shinLength(leg);
+      return;
+    }
     const p = this._reader.positions;
     const parents = this._rig.parents;
     let length = 0;
@@ -616,44 +914,120 @@ export class FootPlacement {
     this._n[LENGTH] = length;
   }
 
+  /** {@link _legLength} of a foot at a shin's end: the thigh, and the shin to where the foot sits. */
+  private _shinLength(leg: ResolvedLeg): void {
+    const p = this._reader.positions;
+    const a = 3 * leg.base,
+      b = 3 * leg.shin,
+      c = 3 * leg.foot;
+    const tx = p[b] - p[a],
+      ty = p[b + 1] - p[a + 1],
+      tz = p[b + 2] - p[a + 2];
+    const sx = p[c] - p[b],
+      sy = p[c + 1] - p[b + 1],
+      sz = p[c + 2] - p[b + 2];
+    this._n[LENGTH] = Math.sqrt(tx * tx + ty * ty + tz * tz) + Math.sqrt(sx * sx + sy * sy + sz * sz);
+  }
+
   /** Moves the hips joint `_n[APPLIED]` world units down, in its parent's space. */
   private _lowerHips(): void {
     const n = this._n;
     const w2m = this._reader.worldToModel;
     const drop = n[APPLIED];
-    // World (0, −drop, 0) in model space.
-    const mx = -drop * w2m[4],
-      my = -drop * w2m[5],
-      mz = -drop * w2m[6];
-    const parent = this._rig.parents[this.hips];
-    let lx = mx,
-      ly = my,
-      lz = mz;
-    if (parent >= 0) {
-      // The parent's model-space axes (scale included) map its local vectors to model space: invert.
-      const b = this._reader.bases;
-      const o = 9 * parent;
-      const x0 = b[o],
-        x1 = b[o + 1],
-        x2 = b[o + 2];
-      const y0 = b[o + 3],
-        y1 = b[o + 4],
-        y2 = b[o + 5];
-      const z0 = b[o + 6],
-        z1 = b[o + 7],
-        z2 = b[o + 8];
-      const det = x0 * (y1 * z2 - y2 * z1) - y0 * (x1 * z2 - x2 * z1) + z0 * (x1 * y2 - x2 * y1);
-      if (!(Math.abs(det) > 1e-300)) return;
-      lx = (mx * (y1 * z2 - y2 * z1) - y0 * (my * z2 - mz * z1) + z0 * (my * y2 - mz * y1)) / det;
-      ly = (x0 * (my * z2 - mz * z1) - mx * (x1 * z2 - x2 * z1) + z0 * (x1 * mz - x2 * my)) / det;
-      lz = (x0 * (y1 * mz - y2 * my) - y0 * (x1 * mz - x2 * my) + mx * (x1 * y2 - x2 * y1)) / det;
-    }
+    // World (0, −drop, 0) in model space, then in the parent's space.
+    n[DELTA] = -drop * w2m[4];
+    n[DELTA + 1] = -drop * w2m[5];
+    n[DELTA + 2] = -drop * w2m[6];
+    if (!this._toParentSpace(this._rig.parents[this.hips], DELTA)) return;
     this._layer.readPosition(this.hips, n, VECTOR);
-    n[VECTOR] += lx;
-    n[VECTOR + 1] += ly;
-    n[VECTOR + 2] += lz;
+    n[VECTOR] += n[DELTA];
+    n[VECTOR + 1] += n[DELTA + 1];
+    n[VECTOR + 2] += n[DELTA + 2];
     this._layer.writePosition(this.hips, n, VECTOR);
   }
+
+  /**
+   * In place: the model-space vector `_n[v..v+2]` in the space of joint `parent` (scale included), as a
+   * local position is; false when that joint's axes cannot be inverted. A root joint's space is model space.
+   */
+  private _toParentSpace(parent: number, v: number): boolean {
+    if (parent < 0) return true;
+    const n = this._n;
+    const mx = n[v],
+      my = n[v + 1],
+      mz = n[v + 2];
+    // The parent's model-space axes (scale included) map its local vectors to model space: invert.
+    const b = this._reader.bases;
+    const o = 9 * parent;
+    const x0 = b[o],
+      x1 = b[o + 1],
+      x2 = b[o + 2];
+    const y0 = b[o + 3],
+      y1 = b[o + 4],
+      y2 = b[o + 5];
+    const z0 = b[o + 6],
+      z1 = b[o + 7],
+      z2 = b[o + 8];
+    const det = x0 * (y1 * z2 - y2 * z1) - y0 * (x1 * z2 - x2 * z1) + z0 * (x1 * y2 - x2 * y1);
+    if (!(Math.abs(det) > 1e-300)) return false;
+    n[v] = (mx * (y1 * z2 - y2 * z1) - y0 * (my * z2 - mz * z1) + z0 * (my * y2 - mz * y1)) / det;
+    n[v + 1] = (x0 * (my * z2 - mz * z1) - mx * (x1 * z2 - x2 * z1) + z0 * (x1 * mz - x2 * my)) / det;
+    n[v + 2] = (x0 * (y1 * mz - y2 * my) - y0 * (x1 * mz - x2 * my) + mx * (x1 * y2 - x2 * y1)) / det;
+    return true;
+  }
+}
+
+/** out[o..o+2] = v[vo..] turned by the inverse of the unit quaternion q[qo..]. */
+function quatConjugateRotate(
+  out: Float64Array,
+  o: number,
+  q: Float64Array,
+  qo: number,
+  v: Float64Array,
+  vo: number,
+): void {
+  const qx = -q[qo],
+    qy = -q[qo + 1],
+    qz = -q[qo + 2],
+    qw = q[qo + 3];
+  const vx = v[vo],
+    vy = v[vo + 1],
+    vz = v[vo + 2];
+  const tx = 2 * (qy * vz - qz * vy),
+    ty = 2 * (qz * vx - qx * vz),
+    tz = 2 * (qx * vy - qy * vx);
+  out[o] = vx + qw * tx + (qy * tz - qz * ty);
+  out[o + 1] = vy + qw * ty + (qz * tx - qx * tz);
+  out[o + 2] = vz + qw * tz + (qx * ty - qy * tx);
+}
+
+/**
+ * Into `out[o..o+2]`: the axis a foot-at-a-shin's-end leg bends about when the animation holds it straight,
+ * in the thigh's frame: the rest pose's bend (thigh × shin), else the thigh's frame axis least along it.
+ */
+function restBend(rig: SkeletonRig, leg: ResolvedLeg, out: Float64Array, o: number): void {
+  const r = rig.restPositions;
+  const q = rig.restOrientations;
+  const t = [0, 1, 2].map((k) => r[3 * leg.shin + k] - r[3 * leg.base + k]);
+  const e = [0, 1, 2].map((k) => r[3 * leg.foot + k] - r[3 * leg.shin + k]);
+  const axis = Float64Array.of(
+    t[1] * e[2] - t[2] * e[1],
+    t[2] * e[0] - t[0] * e[2],
+    t[0] * e[1] - t[1] * e[0],
+  );
+  const len = Math.hypot(axis[0], axis[1], axis[2]);
+  const scale = Math.hypot(t[0], t[1], t[2]) * Math.hypot(e[0], e[1], e[2]);
+  if (len > 1e-3 * scale) {
+    quatConjugateRotate(out, o, q, 4 * leg.base, axis, 0);
+    normalize3(out, o, out, o);
+    return;
+  }
+  // Straight at rest too: the axis of the thigh's own frame least along the thigh.
+  const local = new Float64Array(3);
+  quatConjugateRotate(local, 0, q, 4 * leg.base, Float64Array.from(t), 0);
+  const k = [0, 1, 2].reduce((best, i) => (Math.abs(local[i]) < Math.abs(local[best]) ? i : best), 0);
+  out[o] = out[o + 1] = out[o + 2] = 0;
+  out[o + k] = 1;
 }
 
 /** A small function of its own, so V8 inlines Babylon's getters in it and no component is boxed. */

@@ -22,6 +22,7 @@ import {
   transformDirection,
   transformPoint,
 } from "./arrayMath.js";
+import { quaternionFromArray, vectorFromArray } from "./arrayToBabylon.js";
 import { lookRotation } from "./lookRotation.js";
 import { createModelTarget } from "./modelTarget.js";
 import { PoseLayer } from "./poseLayer.js";
@@ -443,8 +444,9 @@ export class LookAt {
   private _writeHeadTarget(): void {
     const v = this._v;
     const node = this.headTarget;
-    node.position.set(v[PIVOT], v[PIVOT + 1], v[PIVOT + 2]);
-    node.rotationQuaternion!.set(v[HEAD], v[HEAD + 1], v[HEAD + 2], v[HEAD + 3]);
+    // From the array: doubles passed to a Babylon setter V8 does not inline would be boxed.
+    vectorFromArray(node.position, v, PIVOT);
+    quaternionFromArray(node.rotationQuaternion!, v, HEAD);
   }
 
   /** The target's world position into POINT; false when it is not a finite point. */

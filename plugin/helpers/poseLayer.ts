@@ -2,6 +2,7 @@ import type { Bone } from "@babylonjs/core/Bones/bone.js";
 import { Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import type { SkeletonRig } from "../babylon/skeletonRig.js";
+import { quaternionFromArray, vectorFromArray } from "./arrayToBabylon.js";
 
 const POSITION = 1;
 const ROTATION = 2;
@@ -64,13 +65,11 @@ export class PoseLayer {
       saved[s7 + 6] = p.z;
       this._held[s] |= POSITION;
     }
-    const x = values[o],
-      y = values[o + 1],
-      z = values[o + 2];
+    // From the array: doubles passed to a Babylon setter V8 does not inline would be boxed.
     if (this._isBone[s] === 1) {
-      (holder as Bone).position = this._vector.set(x, y, z);
+      (holder as Bone).position = vectorFromArray(this._vector, values, o);
     } else {
-      (holder as TransformNode).position.set(x, y, z);
+      vectorFromArray((holder as TransformNode).position, values, o);
     }
     // Read back: a Bone stores its own copy, and what is compared on restore is what the holder reports.
     const p = holder.position;
@@ -103,13 +102,9 @@ export class PoseLayer {
       }
       this._held[s] |= ROTATION;
     }
-    const x = values[o],
-      y = values[o + 1],
-      z = values[o + 2],
-      w = values[o + 3];
     if (this._isBone[s] === 1) {
       // LOCAL space (0): a plain copy into the bone's local rotation.
-      (holder as Bone).setRotationQuaternion(this._quaternion.set(x, y, z, w), 0);
+      (holder as Bone).setRotationQuaternion(quaternionFromArray(this._quaternion, values, o), 0);
     } else {
       const node = holder as TransformNode;
       let q = node.rotationQuaternion;
@@ -117,7 +112,7 @@ export class PoseLayer {
         q = this._owned[s] ?? (this._owned[s] = new Quaternion());
         node.rotationQuaternion = q;
       }
-      q.set(x, y, z, w);
+      quaternionFromArray(q, values, o);
     }
     const q = holder.rotationQuaternion!;
     const written = this._written;
@@ -150,9 +145,9 @@ export class PoseLayer {
     const p = holder.position;
     if (p.x !== written[s7 + 4] || p.y !== written[s7 + 5] || p.z !== written[s7 + 6]) return;
     if (this._isBone[s] === 1) {
-      (holder as Bone).position = this._vector.set(saved[s7 + 4], saved[s7 + 5], saved[s7 + 6]);
+      (holder as Bone).position = vectorFromArray(this._vector, saved, s7 + 4);
     } else {
-      (holder as TransformNode).position.set(saved[s7 + 4], saved[s7 + 5], saved[s7 + 6]);
+      vectorFromArray((holder as TransformNode).position, saved, s7 + 4);
     }
   }
 
@@ -169,10 +164,10 @@ export class PoseLayer {
       node.rotationQuaternion = null;
       node.rotation.set(saved[s7], saved[s7 + 1], saved[s7 + 2]);
     } else if (this._isBone[s] === 1) {
-      const r = this._quaternion.set(saved[s7], saved[s7 + 1], saved[s7 + 2], saved[s7 + 3]);
+      const r = quaternionFromArray(this._quaternion, saved, s7);
       (holder as Bone).setRotationQuaternion(r, 0);
     } else {
-      q.set(saved[s7], saved[s7 + 1], saved[s7 + 2], saved[s7 + 3]);
+      quaternionFromArray(q, saved, s7);
     }
   }
 }

@@ -45,11 +45,21 @@ const OPTION_KEYS = ["hand", "duration", "hold", "release", "orientation", "weig
  */
 const TIME_EPSILON = 1e-9;
 
-/** Smoothstep: eases in and out, with zero slope at both ends so the hand starts and stops gently. */
-function ease(x: number): number {
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  return x * x * (3 - 2 * x);
+/** Slots of a handle's numbers: doubles kept in object fields or returned from calls are boxed in some tiers. */
+const WEIGHT = 0;
+const FROM = 1;
+const TIME = 2;
+const HOLD = 3;
+const EASE = 4;
+const HANDLE_SLOTS = 5;
+
+/**
+ * Smoothstep of `v[EASE]`, in place: eases in and out, with zero slope at both ends so the hand starts and
+ * stops gently.
+ */
+function ease(v: Float64Array): void {
+  const x = v[EASE];
+  v[EASE] = x <= 0 ? 0 : x >= 1 ? 1 : x * x * (3 - 2 * x);
 }
 
 /** One reach in progress. Its weight is a function of elapsed time, so frame rate changes nothing. */
@@ -62,9 +72,8 @@ export class ReachHandle {
   readonly done: Promise<ReachOutcome>;
 
   private _phase: ReachPhase = "in";
-  private _weight: number;
-  private _from: number;
-  private _time = 0;
+  /** The weight, the weight the current phase started from, the time in the phase, the hold. */
+  private readonly _v = new Float64Array(HANDLE_SLOTS);
   private _outcome: ReachOutcome | null = null;
   private _cancelled = false;
   private _resolve!: (outcome: ReachOutcome) => void;
@@ -72,20 +81,21 @@ export class ReachHandle {
   /** @internal */
   constructor(
     private readonly _owner: Reach,
-    /** The hand, as the behavior's methods take it. */
+    /** The hand's joint index. */
+    readonly index: number,
+    /** The hand, as its node (or its Bone). */
     readonly joint: TransformNode | Bone,
     readonly name: string,
     readonly target: TargetSource,
-    /** Reused for every weight change, so a ramp does not build an options object per frame. */
-    private readonly _options: FabrikTargetOptions & { weight: number },
     private readonly _peak: number,
     private readonly _duration: number,
-    private _hold: number,
+    hold: number,
     private readonly _release: number,
     startWeight: number,
   ) {
-    this._weight = startWeight;
-    this._from = startWeight;
+    this._v[WEIGHT] = startWeight;
+    this._v[FROM] = startWeight;
+    this._v[HOLD] = hold;
     this.done = new Promise<ReachOutcome>((resolve) => (this._resolve = resolve));
   }
 
@@ -95,7 +105,7 @@ export class ReachHandle {
 
   /** The hand's current weight. */
   get weight(): number {
-    return this._weight;
+    return this._v[WEIGHT];
   }
 
   /** How the reach ended, or null while it runs. */
@@ -106,7 +116,7 @@ export class ReachHandle {
   /** Ends the hold now (or the ease-in, from where it got): the hand eases back to its animation. */
   release(): void {
     if (this._phase === "in" || this._phase === "hold") this._startOut();
-    this._hold = 0;
+    this._v[HOLD] = 0;
   }
 
   /**
@@ -118,7 +128,7 @@ export class ReachHandle {
     if (this._phase === "done") return;
     this._cancelled = true;
     if (options.immediate === true) {
-      this._weight = 0;
+      this._v[WEIGHT] = 0;
       this._owner._finish(this, "cancelled", true);
     } else if (this._phase !== "out") {
       this._startOut();
@@ -127,51 +137,55 @@ export class ReachHandle {
 
   /** @internal Advances by `values[slot]` seconds; returns true when the weight changed. */
   _advance(values: Float64Array, slot: number): boolean {
-    const before = this._weight;
+    const v = this._v;
+    const before = v[WEIGHT];
     let left = values[slot];
     // A frame may span the end of one phase and the start of the next: the time left over carries on.
     while (this._phase !== "done") {
       if (this._phase === "in") {
         const span = this._duration;
-        const t = this._time + left;
+        const t = v[TIME] + left;
         if (t < span - TIME_EPSILON) {
-          this._time = t;
-          this._weight = this._from + (this._peak - this._from) * ease(t / span);
+          v[TIME] = t;
+          v[EASE] = t / span;
+          ease(v);
+          v[WEIGHT] = v[FROM] + (this._peak - v[FROM]) * v[EASE];
           break;
         }
         left = Math.max(0, t - span);
-        this._weight = this._peak;
+        v[WEIGHT] = this._peak;
         this._phase = "hold";
-        this._time = 0;
+        v[TIME] = 0;
         this.onReachedObservable.notifyObservers(this);
       } else if (this._phase === "hold") {
-        const t = this._time + left;
-        if (t < this._hold - TIME_EPSILON) {
-          this._time = t;
+        const t = v[TIME] + left;
+        if (t < v[HOLD] - TIME_EPSILON) {
+          v[TIME] = t;
           break;
         }
-        left = Math.max(0, t - this._hold);
+        left = Math.max(0, t - v[HOLD]);
         this._startOut();
       } else {
-        const span = this._peak > 0 ? (this._release * this._from) / this._peak : 0;
-        const t = this._time + left;
+        const span = this._peak > 0 ? (this._release * v[FROM]) / this._peak : 0;
+        const t = v[TIME] + left;
         if (t < span - TIME_EPSILON) {
-          this._time = t;
-          this._weight = this._from * (1 - ease(t / span));
+          v[TIME] = t;
+          v[EASE] = t / span;
+          ease(v);
+          v[WEIGHT] = v[FROM] * (1 - v[EASE]);
           break;
         }
-        this._weight = 0;
+        v[WEIGHT] = 0;
         this._owner._finish(this, this._cancelled ? "cancelled" : "completed", true);
         break;
       }
     }
-    if (this._weight !== before && this._phase !== "done") this._options.weight = this._weight;
-    return this._weight !== before;
+    return v[WEIGHT] !== before;
   }
 
-  /** @internal The options to set the target with, weight included. */
-  get _targetOptions(): FabrikTargetOptions {
-    return this._options;
+  /** @internal The hand's target takes the current weight. */
+  _setWeight(ik: FabrikBehavior): void {
+    ik.setTargetWeight(this.index, this._v[WEIGHT]);
   }
 
   /** @internal */
@@ -186,8 +200,8 @@ export class ReachHandle {
 
   private _startOut(): void {
     this._phase = "out";
-    this._from = this._weight;
-    this._time = 0;
+    this._v[FROM] = this._v[WEIGHT];
+    this._v[TIME] = 0;
   }
 }
 
@@ -206,8 +220,7 @@ export class ReachHandle {
  * nothing for it). The weight is a function of elapsed time, independent of the frame rate. A new reach on
  * a hand that is still reaching takes over from the current weight (the older one ends `"replaced"`).
  *
- * A frame whose weight does not change (the hold) allocates nothing; a frame that changes it sets the
- * target again, which the behavior validates (a few small objects).
+ * A frame allocates nothing: the weight is changed in place (`setTargetWeight`).
  */
 export class Reach {
   private readonly _scene: Scene;
@@ -266,23 +279,22 @@ export class Reach {
     if (typeof peak !== "number" || !(peak >= 0 && peak <= 1)) {
       throw new FabrikError(`${who}: weight must be a number in [0, 1], got ${String(peak)}`, j, "weight");
     }
-    const previous = this._active.find((h) => this._rig.indexOf(h.joint) === j);
+    const previous = this._active.find((h) => h.index === j);
     const start = previous?.weight ?? 0;
-    const targetOptions: FabrikTargetOptions & { weight: number } = { weight: start };
+    const targetOptions: FabrikTargetOptions = { weight: start };
     if (options.chainLength !== undefined) targetOptions.chainLength = options.chainLength;
     if (options.pole !== undefined) targetOptions.pole = options.pole;
     const orientation = options.orientation;
     if (orientation === true) targetOptions.matchOrientation = true;
     else if (orientation !== undefined && orientation !== false) targetOptions.rotation = orientation;
-    const joint = this._rig.nodes[j] ?? this._rig.bones[j][0];
     // Set now, so a bad target or option throws here rather than in a later frame.
-    ik.setTarget(joint, target, targetOptions);
+    ik.setTarget(j, target, targetOptions);
     const handle = new ReachHandle(
       this,
-      joint,
+      j,
+      this._rig.nodes[j] ?? this._rig.bones[j][0],
       this._rig.names[j],
       target,
-      targetOptions,
       peak,
       duration,
       hold,
@@ -314,10 +326,17 @@ export class Reach {
     // Backwards: a reach that ends leaves the list.
     for (let i = this._active.length - 1; i >= 0; i--) {
       const handle = this._active[i];
-      if (handle._advance(numbers, 0) && handle.phase !== "done") {
-        ik.setTarget(handle.joint, handle.target, handle._targetOptions);
-      }
+      if (handle._advance(numbers, 0) && handle.phase !== "done") this._setWeight(handle);
     }
+  }
+
+  /** The hand's target takes the handle's weight; a target someone else removed ends the reach. */
+  private _setWeight(handle: ReachHandle): void {
+    if (!this.behavior.hasTarget(handle.index)) {
+      this._finish(handle, "cancelled", false);
+      return;
+    }
+    handle._setWeight(this.behavior);
   }
 
   /** Cancels every reach (see {@link ReachHandle.cancel}). */
@@ -338,7 +357,7 @@ export class Reach {
   _finish(handle: ReachHandle, outcome: ReachOutcome, removeTarget: boolean): void {
     const i = this._active.indexOf(handle);
     if (i >= 0) this._active.splice(i, 1);
-    if (removeTarget && this.behavior.rig === this._rig) this.behavior.removeTarget(handle.joint);
+    if (removeTarget && this.behavior.rig === this._rig) this.behavior.removeTarget(handle.index);
     handle._end(outcome);
   }
 }

@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { characterNamed, noteIfMissing } from "../babylon/characters.js";
 
 /**
  * Allocation is measured in a plain Node process (`allocation.fixture.ts`, run with tsx): vitest's module
@@ -49,9 +50,22 @@ describe("per-frame allocation, steady state", () => {
     expect(lookAt.total, lookAt.sites.join("\n")).toBeLessThan(128);
   }, 150_000);
 
-  it("Reach allocates nothing while holding", () => {
-    const { reachHold } = run("reach");
-    notes.push(`Reach, holding: ${reachHold.total.toFixed(2)} B`);
+  it("Reach allocates nothing, holding or easing (the weight changes in place)", () => {
+    const { reachHold, reachEase } = run("reach");
+    notes.push(`Reach, holding: ${reachHold.total.toFixed(2)} B, easing: ${reachEase.total.toFixed(2)} B`);
     expect(reachHold.total, reachHold.sites.join("\n")).toBeLessThan(1);
+    expect(reachEase.total, reachEase.sites.join("\n")).toBeLessThan(1);
   }, 150_000);
+
+  it.skipIf(noteIfMissing(characterNamed("RobotExpressive")))(
+    "FootPlacement with feet at their shins' ends (RobotExpressive): update, solve and foot moves allocate nothing",
+    () => {
+      const { footRobot } = run("footPlacementRobot");
+      notes.push(
+        `FootPlacement on RobotExpressive, a whole frame with picking stubbed out: ${footRobot.own.toFixed(2)} B`,
+      );
+      expect(footRobot.own, footRobot.sites.join("\n")).toBeLessThan(1);
+    },
+    150_000,
+  );
 });

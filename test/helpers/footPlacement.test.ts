@@ -347,6 +347,18 @@ describe("FootPlacement on the mannequin", () => {
     );
     expect(() => new FootPlacement(ik, { maxTilt: -1 })).toThrow(/maxTilt/);
     expect(() => new FootPlacement(ik, { smoothin: 1 } as never)).toThrow(/unknown option "smoothin"/);
+    // A foot at a shin's end: the shin must exist, and neither carry the foot nor hang from it.
+    expect(() => new FootPlacement(ik, { legs: [{ foot: "LeftFoot", shin: "LeftShin" }] })).toThrow(
+      /leg "LeftFoot": no shin joint "LeftShin"/,
+    );
+    expect(() => new FootPlacement(ik, { legs: [{ foot: "LeftFoot", shin: "LeftLeg" }] })).toThrow(
+      /leg "LeftFoot": the shin "LeftLeg" must be a joint with a parent \(the thigh\) that the foot does not hang from/,
+    );
+    expect(
+      () => new FootPlacement(ik, { legs: [{ foot: "RightHand", shin: "LeftLeg", chainLength: 3 }] }),
+    ).toThrow(
+      /leg "RightHand" sits at the end of the shin "LeftLeg": .* chainLength must be 2 \(or left out\), got 3/,
+    );
     expect(loaded.scene.transformNodes.filter((n) => n.name.endsWith("foot target"))).toEqual([]);
   });
 });

@@ -540,6 +540,7 @@ const behaviorState = () =>
     ik.hasTarget("leftHand"),
     ik.hasTarget("rightHand"),
     ik.getLimit("leftLowerArm"),
+    ik.targets.map((t) => [t.joint, t.weight]),
     [ik.weight, ik.tolerance, ik.maxIterations, ik.enabled],
   ]);
 const constructing = (options: unknown) => ({
@@ -698,7 +699,7 @@ const BEHAVIOR_ROWS: Row[] = [
     character: true,
   },
   {
-    api: "`setTarget`, `setLimit`, `getLimit`, `removeTarget`",
+    api: "`setTarget`, `setLimit`, `getLimit`, `removeTarget`, `setTargetWeight`",
     input: "called before the behavior is attached",
     result:
       'FabrikIK setTarget("leftHand"): the behavior is not attached; add it to the character first (mesh.addBehavior(ik, true): without `true`, Babylon defers attaching while the scene is loading)',
@@ -706,7 +707,7 @@ const BEHAVIOR_ROWS: Row[] = [
     state: () => "nothing to change",
   },
   {
-    api: "`setTarget`, `setLimit`, `getLimit`, `removeTarget`",
+    api: "`setTarget`, `setLimit`, `getLimit`, `removeTarget`, `setTargetWeight`",
     input: "an unknown bone or role name",
     result:
       'FabrikIK setTarget("lefthnad"): no bone or humanoid role named "lefthnad" The rig has 65 joints (Hips, Spine, Spine1, Spine2, Neck, Head, …) and roles spine, chest, …',
@@ -714,7 +715,7 @@ const BEHAVIOR_ROWS: Row[] = [
     ...target("lefthnad", new Vector3()),
   },
   {
-    api: "`setTarget`, `setLimit`, `getLimit`, `removeTarget`",
+    api: "`setTarget`, `setLimit`, `getLimit`, `removeTarget`, `setTargetWeight`",
     input: "a name differing only in case: the close names are suggested",
     result:
       'FabrikIK setLimit("lefthand"): no bone or humanoid role named "lefthand"; did you mean role "leftHand" or "LeftHand" or "LeftHandThumb1" or "LeftHandThumb2"? The rig has 65 joints (…) and roles …',
@@ -724,11 +725,41 @@ const BEHAVIOR_ROWS: Row[] = [
     character: true,
   },
   {
-    api: "`setTarget`, `setLimit`, `getLimit`, `removeTarget`",
+    api: "`setTarget`, `setLimit`, `getLimit`, `removeTarget`, `setTargetWeight`",
     input: "a node or Bone that is not a joint of this rig",
     result: 'FabrikIK removeTarget("stray"): a TransformNode is not a joint of this rig',
     option: "joint",
     call: () => ik.removeTarget(new TransformNode("stray", loaded.scene)),
+    state: behaviorState,
+    character: true,
+  },
+  {
+    api: "`setTarget`, `setLimit`, `getLimit`, `removeTarget`, `setTargetWeight`",
+    input: "a joint index outside the rig, or not a whole number",
+    result: "FabrikIK setTarget(65): joint index 65 is outside the rig (the rig's joints are 0..64)",
+    option: "joint",
+    call: () => ik.setTarget(65, new Vector3()),
+    state: behaviorState,
+    character: true,
+  },
+  {
+    api: "`setTargetWeight`",
+    input: "a weight NaN, outside [0, 1] or not a number",
+    result: 'FabrikIK setTargetWeight("leftHand"): weight must be a number in [0, 1], got NaN',
+    option: "weight",
+    joint: () => ik.jointIndex("leftHand"),
+    call: () => ik.setTargetWeight("leftHand", NaN),
+    state: behaviorState,
+    character: true,
+  },
+  {
+    api: "`setTargetWeight`",
+    input: "a joint that has no target",
+    result:
+      'FabrikIK setTargetWeight("rightHand"): "RightHand" has no target; give it one with setTarget first',
+    option: "joint",
+    joint: rightHand,
+    call: () => ik.setTargetWeight("rightHand", 0.5),
     state: behaviorState,
     character: true,
   },
