@@ -18,7 +18,9 @@ import { humanoidLimitPreset } from "./humanoidLimits.js";
 import { findHumanoidRoles, HUMANOID_ROLES, type HumanoidRole, type HumanoidRoles } from "./humanoidRoles.js";
 import { installInspectorProperties } from "./inspectorProperties.js";
 import { isAncestor, jointDepths } from "./jointTree.js";
+import { invertAffineMatrix } from "./affineMatrix.js";
 import { PoseReader } from "./poseReader.js";
+import { composeWorldMatrix } from "./worldMatrix.js";
 import { GLOBAL_WEIGHT_SLOT, RotationWriter } from "./rotationWriter.js";
 import { buildSkeletonRig, type SkeletonRig } from "./skeletonRig.js";
 import {
@@ -465,7 +467,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     });
     const limits = createJointLimits(solverRig);
     if (this._limitPreset === "humanoid") {
-      for (const [joint, spec] of humanoidLimitPreset(solverRig, roles)) {
+      for (const [joint, spec] of humanoidLimitPreset(solverRig, roles, { up: modelSpaceUp(rig) })) {
         try {
           setJointLimit(limits, joint, spec);
         } catch (error) {
@@ -983,6 +985,18 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     c.event.report = report;
     this.onSolvedObservable.notifyObservers(c.event);
   }
+}
+
+/** World +Y in the model root's space as the character stands now (the preset tells legs from arms by it). */
+function modelSpaceUp(rig: SkeletonRig): [number, number, number] {
+  const root = rig.modelRoot;
+  if (root === null) return [0, 1, 0];
+  const m = new Float64Array(16);
+  if (!composeWorldMatrix(root, m)) m.set(root.computeWorldMatrix(true).m);
+  const inverse = new Float64Array(16);
+  if (!invertAffineMatrix(m, inverse)) return [0, 1, 0];
+  // A direction: the second row of the inverse's linear part (Babylon's row-vector layout).
+  return [inverse[4], inverse[5], inverse[6]];
 }
 
 /** Every joint a frame reads the pose of: the solved, carried and written ones (the reader adds ancestors). */

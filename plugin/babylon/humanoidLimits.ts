@@ -64,6 +64,15 @@ const TORSO = ["hips", "spine", "chest", "upperChest", "neck", "head"] as const;
 const ARM = ["Shoulder", "UpperArm", "LowerArm", "Hand"] as const;
 const LEG = ["UpperLeg", "LowerLeg", "Foot", "Toes"] as const;
 
+export interface HumanoidLimitPresetOptions {
+  /**
+   * The direction of "up" in the rig's model space, when the caller knows it (the Babylon behavior passes
+   * world +Y). Without it the body's own up (hips to head) stands in, which a quadruped's level spine
+   * turns into "forward".
+   */
+  up?: Vector3Tuple;
+}
+
 /**
  * Anatomically plausible limits for a recognised humanoid: joint index → spec for `setJointLimit`, with
  * every axis in the parent's rest frame and every angle measured from the rest pose.
@@ -72,10 +81,15 @@ const LEG = ["UpperLeg", "LowerLeg", "Foot", "Toes"] as const;
  * convention, T- or A-pose, mirrored sides, Y- or Z-up and any scale. Hips (the base) get nothing; a role
  * whose joint is a root, or that does not hang below the previous recognised role of its limb (Blender-IK
  * feet parented to the root), is left free because its parent is not the anatomical one. Elbows and knees
- * fold the way their rest bend hints when the rig has one, else forward (elbow) and backward (knee).
+ * fold the way their rest bend hints when the rig has one, else forward (elbow) and backward (knee). Arms
+ * whose hands rest below the middle of the shins are front legs (a quadruped with humanoid names) and get nothing.
  * Returns an empty map when the roles cannot fix the body's up and left.
  */
-export function humanoidLimitPreset(rig: Rig, given: HumanoidRoles): Map<number, JointLimitSpec> {
+export function humanoidLimitPreset(
+  rig: Rig,
+  given: HumanoidRoles,
+  options: HumanoidLimitPresetOptions = {},
+): Map<number, JointLimitSpec> {
   const presets = new Map<number, JointLimitSpec>();
   // Hand-written roles, or roles found on another rig, must not index outside this one.
   const roles: HumanoidRoles = {};
@@ -99,14 +113,16 @@ export function humanoidLimitPreset(rig: Rig, given: HumanoidRoles): Map<number,
     // Outward from the midline on this side: the character's left for left limbs.
     const out = side === "left" ? body.left : scale(body.left, -1);
 
-    const shoulder = preset.joint(arm[0], []);
-    if (shoulder !== undefined) presets.set(shoulder, preset.clavicle(shoulder, out));
-    const upperArm = preset.joint(arm[1], arm.slice(0, 1));
-    if (upperArm !== undefined) presets.set(upperArm, preset.upperArm(upperArm, out));
-    const lowerArm = preset.joint(arm[2], arm.slice(0, 2));
-    if (lowerArm !== undefined) presets.set(lowerArm, preset.elbow(lowerArm, roles[arm[1]]));
-    const hand = preset.joint(arm[3], arm.slice(0, 3));
-    if (hand !== undefined) presets.set(hand, preset.wrist(hand, roles[arm[2]], out));
+    if (!armsAreLegs(rig, roles, upOf(options.up) ?? body.up)) {
+      const shoulder = preset.joint(arm[0], []);
+      if (shoulder !== undefined) presets.set(shoulder, preset.clavicle(shoulder, out));
+      const upperArm = preset.joint(arm[1], arm.slice(0, 1));
+      if (upperArm !== undefined) presets.set(upperArm, preset.upperArm(upperArm, out));
+      const lowerArm = preset.joint(arm[2], arm.slice(0, 2));
+      if (lowerArm !== undefined) presets.set(lowerArm, preset.elbow(lowerArm, roles[arm[1]]));
+      const hand = preset.joint(arm[3], arm.slice(0, 3));
+      if (hand !== undefined) presets.set(hand, preset.wrist(hand, roles[arm[2]], out));
+    }
 
     const upperLeg = preset.joint(leg[0], ["hips"]);
     if (upperLeg !== undefined) presets.set(upperLeg, preset.upperLeg(upperLeg, out));
@@ -118,6 +134,34 @@ export function humanoidLimitPreset(rig: Rig, given: HumanoidRoles): Map<number,
     if (toes !== undefined) presets.set(toes, preset.toes(toes));
   }
   return presets;
+}
+
+/**
+ * True for a four-legged rig whose front legs carry arm names (the glTF Fox): a hand resting below the
+ * middle of a shin. A standing biped's hands hang higher in any rest pose (T, A or arms down; even a
+ * long-armed robot's reach just past its knees), and a person's shoulder cone and forward-folding elbow would
+ * clamp a front leg's stride into nonsense: such limbs are left free, as any unrecognised bone is.
+ */
+function armsAreLegs(rig: Rig, roles: HumanoidRoles, up: Vec3): boolean {
+  const p = rig.restPositions;
+  const height = (j: number): number => dot([p[3 * j], p[3 * j + 1], p[3 * j + 2]], up);
+  let shinMiddle = -Infinity;
+  for (const side of ["left", "right"] as const) {
+    const knee = roles[`${side}LowerLeg`],
+      foot = roles[`${side}Foot`];
+    if (knee === undefined || foot === undefined) continue;
+    shinMiddle = Math.max(shinMiddle, 0.5 * (height(knee) + height(foot)));
+  }
+  for (const side of ["left", "right"] as const) {
+    const hand = roles[`${side}Hand`] ?? roles[`${side}LowerArm`];
+    if (hand !== undefined && height(hand) < shinMiddle) return true;
+  }
+  return false;
+}
+
+/** A usable unit direction from an option, or undefined. */
+function upOf(up: Vector3Tuple | undefined): Vec3 | undefined {
+  return up === undefined ? undefined : normalize([up[0], up[1], up[2]]);
 }
 
 /** How far (radians) a bone may swing from rest toward a model-space direction. */

@@ -18,6 +18,7 @@ import {
 } from "../../plugin/solver/limits.js";
 import { createRig, type Rig } from "../../plugin/solver/rig.js";
 import { characterNamed, loadCharacter, noteIfMissing, type Character, type Loaded } from "./characters.js";
+import { attach } from "./fabrikHarness.js";
 
 type V = [number, number, number];
 type Q = [number, number, number, number];
@@ -540,4 +541,29 @@ describe("humanoidLimitPreset on synthetic rigs (Z up, facing -X)", () => {
     // Roles that do not fit the rig are ignored rather than read out of bounds.
     expect(humanoidLimitPreset(rig, { ...roles, leftUpperArm: 99, rightUpperArm: -1 }).size).toBe(0);
   });
+});
+
+describe("the behavior's humanoid preset tells a quadruped's front legs from arms", () => {
+  for (const [folder, armsLimited] of [
+    ["Fox", false],
+    ["RobotExpressive", true],
+  ] as const) {
+    const character = characterNamed(folder);
+    it.skipIf(noteIfMissing(character))(
+      `${folder}: arms ${armsLimited ? "keep their limits (its long arms still end above mid-shin)" : "are left free (paws rest below mid-shin, by world up)"}; legs are limited`,
+      async () => {
+        const loaded = await loadCharacter(character);
+        const ik = attach(loaded);
+        const flags = ik.limits!.flags;
+        for (const role of ["leftUpperArm", "leftLowerArm", "rightUpperArm", "rightLowerArm"] as const) {
+          const j = ik.roles[role];
+          expect(j, role).toBeDefined();
+          expect(flags[j!] !== 0, `${folder} ${role}`).toBe(armsLimited);
+        }
+        for (const role of ["leftUpperLeg", "leftLowerLeg", "rightUpperLeg", "rightLowerLeg"] as const)
+          expect(flags[ik.roles[role]!], `${folder} ${role}`).not.toBe(0);
+        loaded.engine.dispose();
+      },
+    );
+  }
 });
