@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   FabrikBehavior,
   FabrikError,
+  PoseReader,
   compilePlan,
   createJointLimits,
   createPose,
@@ -401,6 +402,14 @@ const SOLVER_ROWS: Row[] = [
     result: 'pinned: no joint named "wirst" in the rig',
     option: "pinned",
     call: plan({ effectors: [{ joint: "hand" }], pinned: ["wirst"] }),
+    state: planState,
+  },
+  {
+    api: "`compilePlan`",
+    input: '`passiveJoints` other than `"all"` / `"carriers"`',
+    result: 'plan: passiveJoints must be "all" or "carriers", got "none"',
+    option: "passiveJoints",
+    call: plan({ effectors: [{ joint: "hand" }], passiveJoints: "none" }),
     state: planState,
   },
   {
@@ -950,7 +959,30 @@ const BEHAVIOR_ROWS: Row[] = [
       for (const value of frame.written) expect(Number.isFinite(value)).toBe(true);
     },
   },
+  {
+    api: "`PoseReader.readOnly`",
+    input: "a joint index outside the rig or not a whole number",
+    result: "PoseReader.readOnly: joint index 1.5 is not a joint of this rig (0 .. 64)",
+    option: "joints",
+    character: true,
+    call: () => readerForRows().readOnly([0, 1.5]),
+    // The reader keeps reading every joint: one animated frame later it matches a fresh reader exactly.
+    state: () => {
+      const reader = readerForRows();
+      loaded.scene.render();
+      reader.read();
+      const fresh = new PoseReader(ik.rig!);
+      return text([Array.from(reader.positions).map((v, i) => v === fresh.positions[i])]);
+    },
+  },
 ];
+
+let rowReader: PoseReader | null = null;
+/** One reader for the PoseReader rows, made on first use (the character loads before the rows run). */
+function readerForRows(): PoseReader {
+  if (rowReader === null || rowReader.rig !== ik.rig) rowReader = new PoseReader(ik.rig!);
+  return rowReader;
+}
 
 const ROWS = [...SOLVER_ROWS, ...BEHAVIOR_ROWS];
 
