@@ -4,7 +4,8 @@
  * Babylon's Vector3 and Quaternion keep their components behind getters and setters; when V8 does not
  * inline such a call (a large caller has spent its inlining budget) every double crossing it is boxed on
  * the heap. Working on typed arrays and passing only arrays and small integer offsets keeps a frame free of
- * allocation. Quaternions are x y z w, Hamilton products (`a·b` applies b first), as Babylon's `multiply`.
+ * allocation. Quaternions are x y z w, Hamilton products (`a·b` applies b first), as Babylon's `multiply`;
+ * products and rotations by a quaternion come from the solver's own quaternion module, imported directly.
  */
 
 /** out[o..o+2] = v[vo..vo+2] / |v|; false (out untouched) when |v| is 0 or not finite. */
@@ -18,100 +19,6 @@ export function normalize3(out: Float64Array, o: number, v: Float64Array, vo: nu
   out[o + 1] = y / len;
   out[o + 2] = z / len;
   return true;
-}
-
-/** out[o..o+3] = a[ao..] · b[bo..]. `out` may alias either input. */
-export function quatMultiply(
-  out: Float64Array,
-  o: number,
-  a: Float64Array,
-  ao: number,
-  b: Float64Array,
-  bo: number,
-): void {
-  const ax = a[ao],
-    ay = a[ao + 1],
-    az = a[ao + 2],
-    aw = a[ao + 3];
-  const bx = b[bo],
-    by = b[bo + 1],
-    bz = b[bo + 2],
-    bw = b[bo + 3];
-  out[o] = aw * bx + ax * bw + ay * bz - az * by;
-  out[o + 1] = aw * by - ax * bz + ay * bw + az * bx;
-  out[o + 2] = aw * bz + ax * by - ay * bx + az * bw;
-  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
-}
-
-/** out[o..o+3] = conj(a[ao..]) · b[bo..]: for unit a, a's inverse times b. `out` may alias either. */
-export function quatConjugateMultiply(
-  out: Float64Array,
-  o: number,
-  a: Float64Array,
-  ao: number,
-  b: Float64Array,
-  bo: number,
-): void {
-  const ax = -a[ao],
-    ay = -a[ao + 1],
-    az = -a[ao + 2],
-    aw = a[ao + 3];
-  const bx = b[bo],
-    by = b[bo + 1],
-    bz = b[bo + 2],
-    bw = b[bo + 3];
-  out[o] = aw * bx + ax * bw + ay * bz - az * by;
-  out[o + 1] = aw * by - ax * bz + ay * bw + az * bx;
-  out[o + 2] = aw * bz + ax * by - ay * bx + az * bw;
-  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
-}
-
-/** out[o..o+3] = a[ao..] · conj(b[bo..]): for unit b, a times b's inverse. `out` may alias either. */
-export function quatMultiplyConjugate(
-  out: Float64Array,
-  o: number,
-  a: Float64Array,
-  ao: number,
-  b: Float64Array,
-  bo: number,
-): void {
-  const ax = a[ao],
-    ay = a[ao + 1],
-    az = a[ao + 2],
-    aw = a[ao + 3];
-  const bx = -b[bo],
-    by = -b[bo + 1],
-    bz = -b[bo + 2],
-    bw = b[bo + 3];
-  out[o] = aw * bx + ax * bw + ay * bz - az * by;
-  out[o + 1] = aw * by - ax * bz + ay * bw + az * bx;
-  out[o + 2] = aw * bz + ax * by - ay * bx + az * bw;
-  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
-}
-
-/** out[o..o+2] = q[qo..] applied to v[vo..]. `out` may alias v. */
-export function quatRotate(
-  out: Float64Array,
-  o: number,
-  q: Float64Array,
-  qo: number,
-  v: Float64Array,
-  vo: number,
-): void {
-  const qx = q[qo],
-    qy = q[qo + 1],
-    qz = q[qo + 2],
-    qw = q[qo + 3];
-  const vx = v[vo],
-    vy = v[vo + 1],
-    vz = v[vo + 2];
-  // v + 2w (q × v) + 2 q × (q × v)
-  const tx = 2 * (qy * vz - qz * vy),
-    ty = 2 * (qz * vx - qx * vz),
-    tz = 2 * (qx * vy - qy * vx);
-  out[o] = vx + qw * tx + (qy * tz - qz * ty);
-  out[o + 1] = vy + qw * ty + (qz * tx - qx * tz);
-  out[o + 2] = vz + qw * tz + (qx * ty - qy * tx);
 }
 
 /**

@@ -14,15 +14,18 @@ import { LIMIT_FIXED, LIMIT_HINGE, LIMIT_ROTATION } from "../solver/limits.js";
 import {
   copy,
   normalize3,
-  quatConjugateMultiply,
   quatFromTo,
-  quatMultiply,
-  quatMultiplyConjugate,
-  quatRotate,
   quatScaleAngle,
   transformDirection,
   transformPoint,
 } from "./arrayMath.js";
+import {
+  quatConjugateMultiply,
+  quatMultiply,
+  quatMultiplyConjugate,
+  quatRotate,
+  quatRotateInverse,
+} from "../solver/quaternion.js";
 import { quaternionFromArray, vectorFromArray } from "./arrayToBabylon.js";
 import { commonAncestorOf, resolveLegs, type FootPlacementLeg, type ResolvedLeg } from "./footLegs.js";
 import { addBeforeSolve, attachedScene, frameSeconds } from "./frameHook.js";
@@ -706,7 +709,7 @@ export class FootPlacement {
       k[KNEE_HIP + i] = p[3 * thigh + i];
       n[VECTOR + i] = p[3 * foot + i] - p[3 * shin + i];
     }
-    quatConjugateRotate(s, SHIN_END, o, 4 * shin, n, VECTOR);
+    quatRotateInverse(s, SHIN_END, o, 4 * shin, n, VECTOR);
     for (let i = 0; i < 4; i++) k[KNEE_SHIN + i] = o[4 * shin + i];
     k[KNEE_HINGE] = 0;
     k[KNEE_MIN] = -Infinity;
@@ -977,30 +980,6 @@ export class FootPlacement {
   }
 }
 
-/** out[o..o+2] = v[vo..] turned by the inverse of the unit quaternion q[qo..]. */
-function quatConjugateRotate(
-  out: Float64Array,
-  o: number,
-  q: Float64Array,
-  qo: number,
-  v: Float64Array,
-  vo: number,
-): void {
-  const qx = -q[qo],
-    qy = -q[qo + 1],
-    qz = -q[qo + 2],
-    qw = q[qo + 3];
-  const vx = v[vo],
-    vy = v[vo + 1],
-    vz = v[vo + 2];
-  const tx = 2 * (qy * vz - qz * vy),
-    ty = 2 * (qz * vx - qx * vz),
-    tz = 2 * (qx * vy - qy * vx);
-  out[o] = vx + qw * tx + (qy * tz - qz * ty);
-  out[o + 1] = vy + qw * ty + (qz * tx - qx * tz);
-  out[o + 2] = vz + qw * tz + (qx * ty - qy * tx);
-}
-
 /**
  * Into `out[o..o+2]`: the axis a foot-at-a-shin's-end leg bends about when the animation holds it straight,
  * in the thigh's frame: the rest pose's bend (thigh × shin), else the thigh's frame axis least along it.
@@ -1018,13 +997,13 @@ function restBend(rig: SkeletonRig, leg: ResolvedLeg, out: Float64Array, o: numb
   const len = Math.hypot(axis[0], axis[1], axis[2]);
   const scale = Math.hypot(t[0], t[1], t[2]) * Math.hypot(e[0], e[1], e[2]);
   if (len > 1e-3 * scale) {
-    quatConjugateRotate(out, o, q, 4 * leg.base, axis, 0);
+    quatRotateInverse(out, o, q, 4 * leg.base, axis, 0);
     normalize3(out, o, out, o);
     return;
   }
   // Straight at rest too: the axis of the thigh's own frame least along the thigh.
   const local = new Float64Array(3);
-  quatConjugateRotate(local, 0, q, 4 * leg.base, Float64Array.from(t), 0);
+  quatRotateInverse(local, 0, q, 4 * leg.base, Float64Array.from(t), 0);
   const k = [0, 1, 2].reduce((best, i) => (Math.abs(local[i]) < Math.abs(local[best]) ? i : best), 0);
   out[o] = out[o + 1] = out[o + 2] = 0;
   out[o + k] = 1;

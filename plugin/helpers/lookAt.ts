@@ -13,15 +13,17 @@ import { addBeforeSolve, attachedScene, frameSeconds } from "./frameHook.js";
 import {
   copy,
   normalize3,
-  quatConjugateMultiply,
-  quatMultiply,
-  quatMultiplyConjugate,
-  quatRotate,
   quatScaleAngle,
   slerpDirection,
   transformDirection,
   transformPoint,
 } from "./arrayMath.js";
+import {
+  quatConjugateMultiply,
+  quatMultiply,
+  quatMultiplyConjugate,
+  quatRotate,
+} from "../solver/quaternion.js";
 import { quaternionFromArray, vectorFromArray } from "./arrayToBabylon.js";
 import { lookRotation } from "./lookRotation.js";
 import { createModelTarget } from "./modelTarget.js";

@@ -1,4 +1,5 @@
-import { normalize3, quatAxisAngle, quatFromTo, quatMultiply, quatRotate } from "./arrayMath.js";
+import { normalize3, quatAxisAngle, quatFromTo } from "./arrayMath.js";
+import { quatMultiply, quatRotate } from "../solver/quaternion.js";
 
 /* Scratch layout from `so`: [0..2] flat from, [3..5] flat to, [6] yaw, [7..10] yaw, [11..13] yawed gaze. */
 

@@ -1,4 +1,5 @@
-import { normalize3, quatAxisAngle, quatFromTo, quatMultiply, quatRotate } from "./arrayMath.js";
+import { normalize3, quatAxisAngle, quatFromTo } from "./arrayMath.js";
+import { quatMultiply, quatRotate } from "../solver/quaternion.js";
 
 /*
  * The knee of a leg whose foot hangs elsewhere (rigs made for Blender's IK keep the feet under the root, each
