@@ -19,6 +19,8 @@ export {
   type FabrikTargetOptions,
   type TargetSource,
   humanoidLimitPreset,
+  fitLimitsToAnimations,
+  type AnimationLimitFit,
   buildSkeletonRig,
   buildSkeletonRigs,
   discoverEndEffectors,

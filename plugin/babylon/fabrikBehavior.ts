@@ -14,6 +14,7 @@ import { compilePlan, setEffectorWeight, type SolvePlan, type SolveReport } from
 import { createPose, type Pose } from "../solver/pose.js";
 import { createRig, type Rig } from "../solver/rig.js";
 import { discoverEndEffectors, type EndEffectorInfo } from "./endEffectors.js";
+import { fitLimitsToAnimations } from "./animationLimits.js";
 import { humanoidLimitPreset } from "./humanoidLimits.js";
 import { findHumanoidRoles, HUMANOID_ROLES, type HumanoidRole, type HumanoidRoles } from "./humanoidRoles.js";
 import { installInspectorProperties } from "./inspectorProperties.js";
@@ -64,6 +65,14 @@ export interface FabrikBehaviorOptions {
    * free. Either way, {@link FabrikBehavior.setLimit} edits them at any time.
    */
   limits?: FabrikLimitPreset;
+  /**
+   * With the `"humanoid"` preset (default true): at attach, widen the preset's limits until they contain
+   * every rotation key of every AnimationGroup in the scene that drives the rig's joints (see
+   * `fitLimitsToAnimations`), so the character's own clips never leave them and a moving target does not drag
+   * a joint away from its animation. Groups created after attach are not seen (call `fitLimitsToAnimations`
+   * with them). A hinge the clips turn off its axis becomes a swing cone + twist. No effect with `"none"`.
+   */
+  fitLimitsToAnimations?: boolean;
   /**
    * When the attached node holds several unrelated skeletons (a scene root with several characters), the
    * skeleton (or its name) whose rig to drive. Skins sharing joint nodes are one rig either way.
@@ -197,7 +206,7 @@ const SKIPPED_PULL = 1e-6;
 
 const STAGES: readonly FabrikStage[] = ["beforeRender", "afterAnimations"];
 const PRESETS: readonly FabrikLimitPreset[] = ["humanoid", "none"];
-const OPTION_KEYS = ["stage", "tolerance", "maxIterations", "limits", "skeleton"];
+const OPTION_KEYS = ["stage", "tolerance", "maxIterations", "limits", "fitLimitsToAnimations", "skeleton"];
 const TARGET_OPTION_KEYS = ["weight", "chainLength", "matchOrientation", "rotation", "pole"];
 
 /**
@@ -246,6 +255,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
 
   private readonly _stage: FabrikStage;
   private readonly _limitPreset: FabrikLimitPreset;
+  private readonly _fitLimits: boolean;
   private readonly _skeleton: Skeleton | string | undefined;
   private _tolerance: number;
   private _maxIterations: number;
@@ -302,6 +312,14 @@ export class FabrikBehavior implements Behavior<TransformNode> {
         "limits",
       );
     }
+    const fit = options.fitLimitsToAnimations ?? true;
+    if (typeof fit !== "boolean") {
+      throw new FabrikError(
+        `FabrikIK: fitLimitsToAnimations must be true or false, got ${describeValue(fit)}`,
+        undefined,
+        "fitLimitsToAnimations",
+      );
+    }
     const skeleton = options.skeleton;
     if (skeleton !== undefined && typeof skeleton !== "string" && typeof skeleton?.bones !== "object") {
       throw new FabrikError(
@@ -312,6 +330,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     }
     this._stage = stage;
     this._limitPreset = limits;
+    this._fitLimits = fit;
     this._skeleton = skeleton;
     this._tolerance = checkTolerance(options.tolerance ?? 1e-3);
     this._maxIterations = checkMaxIterations(options.maxIterations ?? 20);
@@ -477,6 +496,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
           );
         }
       }
+      if (this._fitLimits) fitLimitsToAnimations(rig, limits, node.getScene().animationGroups);
     }
 
     this._rig = rig;

@@ -13,6 +13,7 @@ export {
   type Vector3Tuple,
 } from "./limits.js";
 export { projectRotation } from "./jointLimitProjection.js";
+export { fitJointLimit, widenJointLimit, type LimitFitOptions } from "./limitFitting.js";
 export {
   compilePlan,
   setEffectorWeight,

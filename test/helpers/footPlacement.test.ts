@@ -131,14 +131,15 @@ describe("FootPlacement on the mannequin", () => {
       expect(Math.abs(solved.world[j].y - top - animated.world[j].y), name).toBeLessThan(CONTACT);
     }
     // The upper leg bends so far that keeping its foot flat needs more dorsiflexion than the humanoid
-    // preset's 25°: the ankle stops on its limit and the toes dip (see the next test, without limits).
+    // preset's 25°; the limits fitted to the clips may allow it (the mannequin's Walk bends further) or stop
+    // the ankle, so the toes rest on the step or dip a little, never through it.
     const toe = jointOf("RightToe_End");
     const dip = animated.world[toe].y - solved.world[toe].y;
-    expect(dip).toBeGreaterThan(0);
+    expect(dip).toBeGreaterThan(-CONTACT);
     expect(dip).toBeLessThan(0.02);
     notes.push(
       `steps 12 cm: hips lowered ${(feet.hipsOffset * 100).toFixed(2)} cm (expected ${(expected * 100).toFixed(2)}); ` +
-        `upper toes ${(dip * 1000).toFixed(1)} mm low (ankle on its 25° dorsiflexion limit)`,
+        `upper toes ${(dip * 1000).toFixed(1)} mm low`,
     );
   });
 

@@ -606,7 +606,8 @@ const BEHAVIOR_ROWS: Row[] = [
     api: "`new FabrikBehavior`",
     input: "an unknown option (a typo)",
     result:
-      'FabrikIK: unknown option "tolerence" (options are stage, tolerance, maxIterations, limits, skeleton)',
+      'FabrikIK: unknown option "tolerence" (options are stage, tolerance, maxIterations, limits, ' +
+      "fitLimitsToAnimations, skeleton)",
     option: "tolerence",
     ...constructing({ tolerence: 1e-3 }),
   },
@@ -623,6 +624,13 @@ const BEHAVIOR_ROWS: Row[] = [
     result: 'FabrikIK: limits must be "humanoid" or "none", got "robot"',
     option: "limits",
     ...constructing({ limits: "robot" }),
+  },
+  {
+    api: "`new FabrikBehavior`",
+    input: "`fitLimitsToAnimations` not true / false",
+    result: 'FabrikIK: fitLimitsToAnimations must be true or false, got the string "yes"',
+    option: "fitLimitsToAnimations",
+    ...constructing({ fitLimitsToAnimations: "yes" }),
   },
   {
     api: "`new FabrikBehavior`",
