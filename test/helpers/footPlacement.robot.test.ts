@@ -327,68 +327,73 @@ describe.skipIf(noteIfMissing(robot))("FootPlacement on RobotExpressive (feet ha
     notes.push(`30 vs 120 fps: ${lines.join("; ")}`);
   });
 
-  it("keeps the feet on a slope while it walks across it and turns, updating by itself", async () => {
-    // Its walk leaves the humanoid preset's limits (the hip swings 6–10° past its cone, the knee 27–41° off
-    // its hinge): the behavior's projection would move the knees wherever the helper put them. Without
-    // limits, the placement itself is what is measured.
-    await setUp("Walking", { limits: "none" });
-    const feet = new FootPlacement(ik, { maxTilt: 8 * DEGREES });
-    legLength = feet.maxStepDown * 2;
-    const slope = createSlope(loaded.scene, 12, Vector3.Zero(), 40 * legLength);
-    for (const g of loaded.scene.animationGroups) g.stop();
-    const walk = loaded.scene.getAnimationGroupByName("Walking")!;
-    loaded.scene.useConstantAnimationDeltaTime = true;
-    walk.start(true);
-    const root = loaded.root;
-    const reader = new PoseReader(ik.rig!);
-    let animated: PoseSample | null = null;
-    const before = loaded.scene.onBeforeRenderObservable.add(
-      () => (animated = samplePose(ik, reader)),
-      undefined,
-      true,
-    );
-    const misses: number[] = [];
-    const apart: number[] = [];
-    const heights: number[] = [];
-    const solvedObserver = loaded.scene.onAfterRenderObservable.add(
-      () => {
-        const solved = samplePose(ik, reader);
-        for (const leg of feet.legs) {
-          if (!leg.grounded || leg.weight < 1) continue;
-          const a = animated!.world[leg.foot];
-          const height = a.y - root.position.y;
-          heights.push(
-            Math.abs(
-              leg.targetPosition.y - slope.heightAt(a.x, a.z) - height / Math.cos(Math.acos(leg.normal.y)),
-            ),
-          );
-          misses.push(Vector3.Distance(solved.world[leg.foot], leg.targetPosition));
-          apart.push(Vector3.Distance(shinEnd(animated!, solved, leg), solved.world[leg.foot]));
-        }
-      },
-      undefined,
-      true,
-    );
-    const turn = Quaternion.RotationAxis(Vector3.Up(), 1.5 * DEGREES);
-    for (let f = 0; f < 90; f++) {
-      root.position.z += 0.03;
-      root.position.x += 0.012;
-      root.position.y = slope.heightAt(root.position.x, root.position.z);
-      root.rotationQuaternion = turn.multiply(root.rotationQuaternion!);
-      loaded.scene.render();
-    }
-    before.remove();
-    solvedObserver.remove();
-    expect(misses.length).toBeGreaterThan(100);
-    expect(Math.max(...heights) / legLength).toBeLessThan(1e-3);
-    expect(Math.max(...misses) / legLength).toBeLessThan(1e-4);
-    expect(Math.max(...apart) / legLength).toBeLessThan(1e-6);
-    notes.push(
-      `walking and turning on 12° (no limits), ${misses.length} foot frames: target height error ≤ ` +
-        `${(Math.max(...heights) * 1000).toFixed(2)} mm, foot to target ≤ ${(Math.max(...misses) * 1000).toFixed(2)} mm`,
-    );
-    feet.dispose();
-  });
+  // Its walk leaves the bare humanoid preset (the hip swings 6–10° past its cone, the knee 27–41° off its
+  // hinge). Without limits the placement itself is measured; with the default limits, fitted to the clips,
+  // the knee's off-hinge swing is allowed but the limits still shape the thigh a little: millimetres.
+  for (const [label, options, bound] of [
+    ["no limits", { limits: "none" }, 1e-4],
+    ["default limits fitted to the clips", {}, 5e-3],
+  ] as const) {
+    it(`keeps the feet on a slope while it walks across it and turns, updating by itself (${label})`, async () => {
+      await setUp("Walking", options);
+      const feet = new FootPlacement(ik, { maxTilt: 8 * DEGREES });
+      legLength = feet.maxStepDown * 2;
+      const slope = createSlope(loaded.scene, 12, Vector3.Zero(), 40 * legLength);
+      for (const g of loaded.scene.animationGroups) g.stop();
+      const walk = loaded.scene.getAnimationGroupByName("Walking")!;
+      loaded.scene.useConstantAnimationDeltaTime = true;
+      walk.start(true);
+      const root = loaded.root;
+      const reader = new PoseReader(ik.rig!);
+      let animated: PoseSample | null = null;
+      const before = loaded.scene.onBeforeRenderObservable.add(
+        () => (animated = samplePose(ik, reader)),
+        undefined,
+        true,
+      );
+      const misses: number[] = [];
+      const apart: number[] = [];
+      const heights: number[] = [];
+      const solvedObserver = loaded.scene.onAfterRenderObservable.add(
+        () => {
+          const solved = samplePose(ik, reader);
+          for (const leg of feet.legs) {
+            if (!leg.grounded || leg.weight < 1) continue;
+            const a = animated!.world[leg.foot];
+            const height = a.y - root.position.y;
+            heights.push(
+              Math.abs(
+                leg.targetPosition.y - slope.heightAt(a.x, a.z) - height / Math.cos(Math.acos(leg.normal.y)),
+              ),
+            );
+            misses.push(Vector3.Distance(solved.world[leg.foot], leg.targetPosition));
+            apart.push(Vector3.Distance(shinEnd(animated!, solved, leg), solved.world[leg.foot]));
+          }
+        },
+        undefined,
+        true,
+      );
+      const turn = Quaternion.RotationAxis(Vector3.Up(), 1.5 * DEGREES);
+      for (let f = 0; f < 90; f++) {
+        root.position.z += 0.03;
+        root.position.x += 0.012;
+        root.position.y = slope.heightAt(root.position.x, root.position.z);
+        root.rotationQuaternion = turn.multiply(root.rotationQuaternion!);
+        loaded.scene.render();
+      }
+      before.remove();
+      solvedObserver.remove();
+      expect(misses.length).toBeGreaterThan(100);
+      expect(Math.max(...heights) / legLength).toBeLessThan(1e-3);
+      expect(Math.max(...misses) / legLength).toBeLessThan(bound);
+      expect(Math.max(...apart) / legLength).toBeLessThan(1e-6);
+      notes.push(
+        `walking and turning on 12° (${label}), ${misses.length} foot frames: target height error ≤ ` +
+          `${(Math.max(...heights) * 1000).toFixed(2)} mm, foot to target ≤ ${(Math.max(...misses) * 1000).toFixed(2)} mm`,
+      );
+      feet.dispose();
+    });
+  }
 
   it("dispose removes the knee targets and puts the feet back", () => {
     createStep(loaded.scene, "upper", 0.05, 0.01, 5, -5, 5);
