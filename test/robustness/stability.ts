@@ -205,6 +205,48 @@ export const SCENARIOS: readonly Scenario[] = [
     amplitude: [0.08, 0.1, 0.08],
     tolerance: 1e-3,
   },
+  // At and beyond full reach the elbow is straight on its hinge limit, where the plane it bends in is
+  // undefined: the shoulder used to roll by up to its whole twist range (137°) between frames there.
+  {
+    name: "humanoid arm reaching out to the side, mostly out of reach",
+    rig: arm.rig,
+    limits: arm.limits,
+    effectors: [{ joint: "fingertips", chainLength: 4 }],
+    // 0.68 to 0.91 from the shoulder.
+    center: [0.95, 1.45, 0.1],
+    amplitude: [0.1, 0.15, 0.15],
+    tolerance: 1e-3,
+  },
+  {
+    name: "humanoid arm at full reach to the side, in and out of reach",
+    rig: arm.rig,
+    limits: arm.limits,
+    effectors: [{ joint: "fingertips", chainLength: 4 }],
+    // 0.63 to 0.77 from the shoulder: the elbow straightens and bends again, half of the frames each.
+    center: [0.85, 1.45, 0.05],
+    amplitude: [0.05, 0.2, 0.2],
+    tolerance: 1e-3,
+  },
+  {
+    name: "humanoid arm reaching down, mostly out of reach",
+    rig: arm.rig,
+    limits: arm.limits,
+    effectors: [{ joint: "fingertips", chainLength: 4 }],
+    // 0.68 to 0.87 from the shoulder.
+    center: [0.25, 0.7, 0.1],
+    amplitude: [0.12, 0.08, 0.15],
+    tolerance: 1e-3,
+  },
+  {
+    name: "humanoid arm reaching far in front, out of reach",
+    rig: arm.rig,
+    limits: arm.limits,
+    effectors: [{ joint: "fingertips", chainLength: 4 }],
+    // 0.82 to 1.11 from the shoulder: the arm follows the target's direction, held straight.
+    center: [0.5, 1.45, 0.9],
+    amplitude: [0.15, 0.15, 0.1],
+    tolerance: 1e-3,
+  },
   {
     name: "hand: five fingertips meeting at the palm",
     rig: hand(),
