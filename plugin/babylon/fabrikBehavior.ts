@@ -11,7 +11,7 @@ import { FabrikError } from "../solver/errors.js";
 import { solvePlan, type SolveSettings } from "../solver/fabrik.js";
 import { createJointLimits, setJointLimit, type JointLimits, type JointLimitSpec } from "../solver/limits.js";
 import { compilePlan, setEffectorWeight, type SolvePlan, type SolveReport } from "../solver/plan.js";
-import { createPose, type Pose } from "../solver/pose.js";
+import type { Pose } from "../solver/pose.js";
 import { createRig, type Rig } from "../solver/rig.js";
 import { discoverEndEffectors, type EndEffectorInfo } from "./endEffectors.js";
 import { fitLimitsToAnimations } from "./animationLimits.js";
@@ -507,7 +507,9 @@ export class FabrikBehavior implements Behavior<TransformNode> {
       modelToWorld: this._reader.modelToWorld,
       worldToModel: this._reader.worldToModel,
     };
-    this._pose = createPose(solverRig);
+    // The solve works in place on the reader's model-space arrays: each frame's read refills the joints the
+    // plan uses, the others keep their first read and are never touched, so no copy is needed.
+    this._pose = { positions: this._reader.positions, orientations: this._reader.orientations };
     this._limits = limits;
     this._roles = roles;
     this._roleOf = new Array<HumanoidRole | undefined>(rig.jointCount).fill(undefined);
@@ -917,8 +919,6 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     reader.read();
     if (!reader.worldToModelValid) return;
     const pose = this._pose!;
-    pose.positions.set(reader.positions);
-    pose.orientations.set(reader.orientations);
     if (this._beforeSolve(c)) return;
 
     const plan = c.plan;
