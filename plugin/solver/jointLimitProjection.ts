@@ -207,14 +207,19 @@ export function projectRotation(
   return changed;
 }
 
-function projectHinge(
+/**
+ * The angle (radians, in (-π, π]) a hinge joint's Δ = q[o..o+3] turns about its hinge axis, into
+ * out[oo]: where Δ takes the bone axis, seen in the hinge plane, or Δ's own turn about the axis when the
+ * bone runs along it. Written to an array, not returned, so a call V8 does not inline boxes nothing.
+ */
+export function measureHingeAngle(
   limits: JointLimits,
   j: number,
   q: Float64Array,
   o: number,
-  scratch: Float64Array,
-  so: number,
-): boolean {
+  out: Float64Array,
+  oo: number,
+): void {
   const j3 = 3 * j;
   const h = limits.hingeAxis,
     a = limits.boneAxis;
@@ -260,7 +265,26 @@ function projectHinge(
     if (angle > Math.PI) angle -= 2 * Math.PI;
     else if (angle <= -Math.PI) angle += 2 * Math.PI;
   }
-  scratch[so + 4] = angle;
+  out[oo] = angle;
+}
+
+function projectHinge(
+  limits: JointLimits,
+  j: number,
+  q: Float64Array,
+  o: number,
+  scratch: Float64Array,
+  so: number,
+): boolean {
+  measureHingeAngle(limits, j, q, o, scratch, so + 4);
+  const h = limits.hingeAxis;
+  const hx = h[3 * j],
+    hy = h[3 * j + 1],
+    hz = h[3 * j + 2];
+  const qx = q[o],
+    qy = q[o + 1],
+    qz = q[o + 2],
+    qw = q[o + 3];
   scratch[so + 5] = limits.hinge[2 * j];
   scratch[so + 6] = limits.hinge[2 * j + 1];
   const clamped = clampAngle(scratch, so + 4);

@@ -1,6 +1,6 @@
 import { clampToQuarterEllipse } from "./ellipticalSwingLimit.js";
 import { FabrikError, describeJoint } from "./errors.js";
-import { clampAngle } from "./jointLimitProjection.js";
+import { clampAngle, measureHingeAngle } from "./jointLimitProjection.js";
 import {
   LIMIT_FIXED,
   LIMIT_HINGE,
@@ -43,6 +43,7 @@ const MARGIN = 1e-12;
 const HINGE_TOLERANCE = 1e-3;
 /** The hinge arc is carried into a new cone through points this far apart (radians). */
 const ARC_STEP = Math.PI / 360;
+const angleScratch = new Float64Array(1);
 
 /**
  * Widens joint `joint`'s rotation limits just enough to contain one local rotation `rotation` (x y z w,
@@ -414,47 +415,12 @@ function decompose(
  */
 function measureHinge(limits: JointLimits, j: number, q: Float64Array): { angle: number; offAxis: number } {
   const j3 = 3 * j;
-  const h = limits.hingeAxis,
-    a = limits.boneAxis;
+  const h = limits.hingeAxis;
   const hx = h[j3],
     hy = h[j3 + 1],
     hz = h[j3 + 2];
-  const qx = q[0],
-    qy = q[1],
-    qz = q[2],
-    qw = q[3];
-  const ah = a[j3] * hx + a[j3 + 1] * hy + a[j3 + 2] * hz;
-  const apx = a[j3] - ah * hx,
-    apy = a[j3 + 1] - ah * hy,
-    apz = a[j3 + 2] - ah * hz;
-  const apl = Math.sqrt(apx * apx + apy * apy + apz * apz);
-  let angle = NaN;
-  if (apl > 1e-6) {
-    const ax = a[j3],
-      ay = a[j3 + 1],
-      az = a[j3 + 2];
-    const cx = 2 * (qy * az - qz * ay),
-      cy = 2 * (qz * ax - qx * az),
-      cz = 2 * (qx * ay - qy * ax);
-    const dx = ax + qw * cx + (qy * cz - qz * cy),
-      dy = ay + qw * cy + (qz * cx - qx * cz),
-      dz = az + qw * cz + (qx * cy - qy * cx);
-    const dh = dx * hx + dy * hy + dz * hz;
-    const spx = dx - dh * hx,
-      spy = dy - dh * hy,
-      spz = dz - dh * hz;
-    const spl = Math.sqrt(spx * spx + spy * spy + spz * spz);
-    if (spl > 1e-9 * apl) {
-      const crossH =
-        hx * (apy * spz - apz * spy) + hy * (apz * spx - apx * spz) + hz * (apx * spy - apy * spx);
-      angle = Math.atan2(crossH, apx * spx + apy * spy + apz * spz);
-    }
-  }
-  if (Number.isNaN(angle)) {
-    angle = 2 * Math.atan2(qx * hx + qy * hy + qz * hz, qw);
-    if (angle > Math.PI) angle -= 2 * Math.PI;
-    else if (angle <= -Math.PI) angle += 2 * Math.PI;
-  }
+  measureHingeAngle(limits, j, q, 0, angleScratch, 0);
+  const angle = angleScratch[0];
   // The rotation between Δ and the pure turn by that angle, from the chord (q and −q are one rotation):
   // chord = 2 sin(φ/4), precise where acos of a dot product near 1 is not.
   const s = Math.sin(angle / 2);

@@ -4,14 +4,13 @@ import {
   compilePlan,
   createJointLimits,
   createPose,
-  createRig,
   setJointLimit,
   solvePlan,
   type JointLimits,
   type Rig,
   type SolveSettings,
 } from "../../plugin/index.js";
-import { hand, straightChain } from "../solver/fixtures.js";
+import { hand, limitedHumanoidArm, straightChain } from "../solver/fixtures.js";
 
 /** One of the counts a run reports. */
 export interface StabilityCounts {
@@ -144,24 +143,7 @@ export interface Scenario {
 }
 
 /** The humanoid arm of the limit tests: shoulder cone, elbow hinge, wrist cone (T-pose along +X). */
-function limitedArm(): { rig: Rig; limits: JointLimits } {
-  const rig = createRig({
-    parents: [-1, 0, 1, 2, 3],
-    restPositions: [0.18, 1.45, 0, 0.46, 1.45, 0, 0.72, 1.45, 0, 0.8, 1.45, 0, 0.88, 1.45, 0],
-    names: ["upperArm", "lowerArm", "hand", "palm", "fingertips"],
-  });
-  const limits = createJointLimits(rig);
-  setJointLimit(limits, 0, {
-    swing: { up: 1.5, right: 1.6, down: 1.4, left: 0.6, upAxis: [0, 1, 0] },
-    twist: { min: -1.2, max: 1.2 },
-  });
-  setJointLimit(limits, 1, { hinge: { axis: [0, -1, 0], min: 0, max: 2.5 } });
-  setJointLimit(limits, 2, {
-    swing: { up: 0.5, right: 1, down: 0.5, left: 1, upAxis: [0, 1, 0] },
-    twist: { min: -0.3, max: 0.3 },
-  });
-  return { rig, limits };
-}
+const limitedArm = limitedHumanoidArm;
 
 /** A straight 10-bone chain with a 1-rad cone and ±0.6 rad twist on every joint (the limits bench's chain). */
 function limitedChain(): { rig: Rig; limits: JointLimits } {

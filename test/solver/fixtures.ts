@@ -1,4 +1,12 @@
-import { createRig, type Pose, type Rig, type SolvePlan } from "../../plugin/index.js";
+import {
+  createJointLimits,
+  createRig,
+  setJointLimit,
+  type JointLimits,
+  type Pose,
+  type Rig,
+  type SolvePlan,
+} from "../../plugin/index.js";
 
 /** A straight chain of `bones` bones of length `boneLength` along +Y from the origin. */
 export function straightChain(bones: number, boneLength = 1): Rig {
@@ -194,4 +202,28 @@ export function randomPose(rig: Rig, seed: number, maxAngle: number): Pose {
     orientations.set(out[j], 4 * j);
   }
   return { positions, orientations };
+}
+
+/**
+ * The humanoid arm of the limit tests: shoulder cone, elbow hinge, wrist cone, in a T-pose along +X (the
+ * character faces +Z, "up" is +Y). Joints: upperArm, lowerArm, hand, palm, fingertips.
+ */
+export function limitedHumanoidArm(): { rig: Rig; limits: JointLimits } {
+  const rig = createRig({
+    parents: [-1, 0, 1, 2, 3],
+    restPositions: [0.18, 1.45, 0, 0.46, 1.45, 0, 0.72, 1.45, 0, 0.8, 1.45, 0, 0.88, 1.45, 0],
+    names: ["upperArm", "lowerArm", "hand", "palm", "fingertips"],
+  });
+  const limits = createJointLimits(rig);
+  setJointLimit(limits, 0, {
+    swing: { up: 1.5, right: 1.6, down: 1.4, left: 0.6, upAxis: [0, 1, 0] },
+    twist: { min: -1.2, max: 1.2 },
+  });
+  // The elbow folds the forearm forward (+X toward +Z): a rotation about -Y, never backward.
+  setJointLimit(limits, 1, { hinge: { axis: [0, -1, 0], min: 0, max: 2.5 } });
+  setJointLimit(limits, 2, {
+    swing: { up: 0.5, right: 1, down: 0.5, left: 1, upAxis: [0, 1, 0] },
+    twist: { min: -0.3, max: 0.3 },
+  });
+  return { rig, limits };
 }

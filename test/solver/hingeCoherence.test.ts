@@ -12,6 +12,7 @@ import {
   type SolvePlan,
 } from "../../plugin/index.js";
 import { localRotations, turnBetween } from "../robustness/stability.js";
+import { limitedHumanoidArm } from "./fixtures.js";
 
 /*
  * A hinge's bend plane is only defined by its bend. Near full reach the elbow is straight, and a millimetre
@@ -24,23 +25,9 @@ import { localRotations, turnBetween } from "../robustness/stability.js";
 
 const DEGREE = Math.PI / 180;
 
-/** The humanoid arm of the limit tests: shoulder cone, elbow hinge, wrist cone (T-pose along +X). */
+/** The limit tests' humanoid arm, planned for its fingertips. */
 function humanoidArm(): { rig: Rig; limits: JointLimits; plan: SolvePlan } {
-  const rig = createRig({
-    parents: [-1, 0, 1, 2, 3],
-    restPositions: [0.18, 1.45, 0, 0.46, 1.45, 0, 0.72, 1.45, 0, 0.8, 1.45, 0, 0.88, 1.45, 0],
-    names: ["upperArm", "lowerArm", "hand", "palm", "fingertips"],
-  });
-  const limits = createJointLimits(rig);
-  setJointLimit(limits, 0, {
-    swing: { up: 1.5, right: 1.6, down: 1.4, left: 0.6, upAxis: [0, 1, 0] },
-    twist: { min: -1.2, max: 1.2 },
-  });
-  setJointLimit(limits, 1, { hinge: { axis: [0, -1, 0], min: 0, max: 2.5 } });
-  setJointLimit(limits, 2, {
-    swing: { up: 0.5, right: 1, down: 0.5, left: 1, upAxis: [0, 1, 0] },
-    twist: { min: -0.3, max: 0.3 },
-  });
+  const { rig, limits } = limitedHumanoidArm();
   const plan = compilePlan(rig, { effectors: [{ joint: "fingertips", chainLength: 4 }], limits });
   return { rig, limits, plan };
 }

@@ -12,7 +12,7 @@ import {
   type Pose,
   type Rig,
 } from "../../plugin/index.js";
-import { random } from "./fixtures.js";
+import { limitedHumanoidArm, random } from "./fixtures.js";
 import { axisAngle, deltaOf, expectConsistentPose, mul, restOffsets, rotate } from "./limitChecks.js";
 
 fc.configureGlobal({ seed: 20261121, numRuns: 200 });
@@ -213,22 +213,7 @@ describe("limits hold after any solve", () => {
 
 describe("a humanoid arm: shoulder cone, elbow hinge, wrist cone", () => {
   // T-pose along +X, character facing +Z: "up" is +Y, "right" is bone x up = +Z (forward).
-  const rig = createRig({
-    parents: [-1, 0, 1, 2, 3],
-    restPositions: [0.18, 1.45, 0, 0.46, 1.45, 0, 0.72, 1.45, 0, 0.8, 1.45, 0, 0.88, 1.45, 0],
-    names: ["upperArm", "lowerArm", "hand", "palm", "fingertips"],
-  });
-  const limits = createJointLimits(rig);
-  setJointLimit(limits, 0, {
-    swing: { up: 1.5, right: 1.6, down: 1.4, left: 0.6, upAxis: [0, 1, 0] },
-    twist: { min: -1.2, max: 1.2 },
-  });
-  // The elbow folds the forearm forward (+X toward +Z): a rotation about -Y, never backward.
-  setJointLimit(limits, 1, { hinge: { axis: [0, -1, 0], min: 0, max: 2.5 } });
-  setJointLimit(limits, 2, {
-    swing: { up: 0.5, right: 1, down: 0.5, left: 1, upAxis: [0, 1, 0] },
-    twist: { min: -0.3, max: 0.3 },
-  });
+  const { rig, limits } = limitedHumanoidArm();
   const plan = compilePlan(rig, { effectors: [{ joint: "fingertips", chainLength: 4 }], limits });
   const offsets = restOffsets(rig);
 

@@ -3,7 +3,6 @@ import {
   compilePlan,
   createJointLimits,
   createPose,
-  createRig,
   projectRotation,
   setJointLimit,
   solvePlan,
@@ -12,7 +11,7 @@ import {
   type Rig,
   type SolvePlan,
 } from "../../plugin/index.js";
-import { random, straightChain } from "./fixtures.js";
+import { limitedHumanoidArm, random, straightChain } from "./fixtures.js";
 import {
   axisAngle,
   conj,
@@ -30,23 +29,9 @@ import {
  * and lock escapes start from the best pose seen, which each escape's own result may be.
  */
 
-/** The humanoid arm of the limit tests: shoulder cone, elbow hinge, wrist cone (T-pose along +X). */
+/** The limit tests' humanoid arm, planned for its fingertips. */
 function humanoidArm(): { rig: Rig; limits: JointLimits; plan: SolvePlan } {
-  const rig = createRig({
-    parents: [-1, 0, 1, 2, 3],
-    restPositions: [0.18, 1.45, 0, 0.46, 1.45, 0, 0.72, 1.45, 0, 0.8, 1.45, 0, 0.88, 1.45, 0],
-    names: ["upperArm", "lowerArm", "hand", "palm", "fingertips"],
-  });
-  const limits = createJointLimits(rig);
-  setJointLimit(limits, 0, {
-    swing: { up: 1.5, right: 1.6, down: 1.4, left: 0.6, upAxis: [0, 1, 0] },
-    twist: { min: -1.2, max: 1.2 },
-  });
-  setJointLimit(limits, 1, { hinge: { axis: [0, -1, 0], min: 0, max: 2.5 } });
-  setJointLimit(limits, 2, {
-    swing: { up: 0.5, right: 1, down: 0.5, left: 1, upAxis: [0, 1, 0] },
-    twist: { min: -0.3, max: 0.3 },
-  });
+  const { rig, limits } = limitedHumanoidArm();
   const plan = compilePlan(rig, { effectors: [{ joint: "fingertips", chainLength: 4 }], limits });
   return { rig, limits, plan };
 }
