@@ -13,8 +13,9 @@
  * inside. Returns true when it moved the point.
  *
  * Eberly's robust formulation ("Distance from a point to an ellipse", 2013): in coordinates scaled by the
- * minor axis the root is bracketed and found by bisection, which stays exact for any eccentricity (a cone a
- * thousand times wider than it is tall included), where Newton's method on the raw equation does not.
+ * minor axis the root is bracketed, and Newton's method started at the bracket's left end converges to it
+ * monotonically (the function is convex there), for any eccentricity (a cone a thousand times wider than it
+ * is tall included), where Newton's method on the raw equation does not.
  */
 export function clampToQuarterEllipse(s: Float64Array, o: number): boolean {
   const x = s[o],
@@ -49,18 +50,26 @@ export function clampToQuarterEllipse(s: Float64Array, o: number): boolean {
         z1 = p1 / e1;
       const r0 = (e0 / e1) * (e0 / e1);
       const n0 = r0 * z0;
-      let s0 = z1 - 1,
-        s1 = Math.sqrt(n0 * n0 + z1 * z1) - 1;
-      let root = s0;
-      for (let i = 0; i < 200; i++) {
-        root = 0.5 * (s0 + s1);
-        if (root === s0 || root === s1) break;
-        const a = n0 / (root + r0),
-          b = z1 / (root + 1);
+      // g(t) = (n0 / (t + r0))² + (z1 / (t + 1))² − 1 is convex and decreasing on the bracket
+      // [z1 − 1, |(n0, z1)| − 1], g ≥ 0 at its left end: Newton's method from there converges to the root
+      // from the left, quadratically, in a handful of steps where bisection took some fifty. A step that
+      // leaves the bracket (rounding, or t + 1 rounding to 0 for a point on the axis) bisects instead.
+      let lo = z1 - 1,
+        hi = Math.sqrt(n0 * n0 + z1 * z1) - 1;
+      let root = lo;
+      for (let i = 0; i < 100; i++) {
+        const ia = 1 / (root + r0),
+          ib = 1 / (root + 1);
+        const a = n0 * ia,
+          b = z1 * ib;
         const g = a * a + b * b - 1;
-        if (g > 0) s0 = root;
-        else if (g < 0) s1 = root;
+        if (g > 0) lo = root;
+        else if (g < 0) hi = root;
         else break;
+        let next = root + g / (2 * (a * a * ia + b * b * ib));
+        if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+        if (next === root || next === lo || next === hi) break;
+        root = next;
       }
       q0 = (r0 * p0) / (root + r0);
       q1 = p1 / (root + 1);

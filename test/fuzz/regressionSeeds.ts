@@ -22,4 +22,9 @@ export const REGRESSION_SEEDS: readonly { readonly seed: number; readonly why: s
   { seed: 422556, why: "known issue reversedBoneTwist, found by the million-case run" },
   { seed: 20, why: "known issue iterationCap: 2 iterations reported with maxIterations 1" },
   { seed: 120, why: "known issue iterationCap: 40 iterations reported with maxIterations 20" },
+  {
+    seed: 7462,
+    why: "a swing cone's nearest-boundary search on a point a hair off the major axis (t + 1 rounding to 0) gave NaN in a Newton step",
+  },
+  { seed: 10257, why: "the same near-axis swing clamp, on a 166-joint rig" },
 ];
