@@ -76,46 +76,16 @@ export function projectRotation(
     if (cos >= limits.swingCosMin[j]) return false;
   }
 
-  // Twist: the part of Δ about the bone axis.
-  const tl = Math.sqrt(along * along + qw * qw);
-  let tx = 0,
-    ty = 0,
-    tz = 0,
-    tw = 1;
-  let sx: number, sy: number, sz: number, sw: number;
-  if (tl > 1e-9) {
-    tx = (along * ax) / tl;
-    ty = (along * ay) / tl;
-    tz = (along * az) / tl;
-    tw = qw / tl;
-    // swing = Δ · twist⁻¹
-    sx = qw * -tx + qx * tw + qy * -tz - qz * -ty;
-    sy = qw * -ty - qx * -tz + qy * tw + qz * -tx;
-    sz = qw * -tz + qx * -ty - qy * -tx + qz * tw;
-    sw = qw * tw - qx * -tx - qy * -ty - qz * -tz;
-  } else {
-    // Δ turns the bone exactly around, where the split is not unique: take the swing as the half turn that
-    // goes through "up" (about a × up) and the twist as what remains, swing⁻¹ · Δ, so projecting is
-    // idempotent and the twist limit still applies.
-    const up = limits.upAxis;
-    sx = ay * up[j3 + 2] - az * up[j3 + 1];
-    sy = az * up[j3] - ax * up[j3 + 2];
-    sz = ax * up[j3 + 1] - ay * up[j3];
-    sw = 0;
-    // twist = conj(swing) · Δ, which turns about a only
-    const rx = sw * qx - sx * qw - sy * qz + sz * qy,
-      ry = sw * qy + sx * qz - sy * qw - sz * qx,
-      rz = sw * qz - sx * qy + sy * qx - sz * qw,
-      rw = sw * qw + sx * qx + sy * qy + sz * qz;
-    const ra = rx * ax + ry * ay + rz * az;
-    const rl = Math.sqrt(ra * ra + rw * rw);
-    if (rl > 0) {
-      tx = (ra * ax) / rl;
-      ty = (ra * ay) / rl;
-      tz = (ra * az) / rl;
-      tw = rw / rl;
-    }
-  }
+  // Twist: the part of Δ about the bone axis; swing: the rest.
+  splitSwingTwist(limits, j, q, o, split, 0);
+  let tx = split[4],
+    ty = split[5],
+    tz = split[6],
+    tw = split[7];
+  let sx = split[0],
+    sy = split[1],
+    sz = split[2],
+    sw = split[3];
 
   let changed = false;
   if (flags & LIMIT_TWIST) {
@@ -320,4 +290,79 @@ export function clampAngle(s: Float64Array, o: number): boolean {
   if (toMax > Math.PI) toMax = 2 * Math.PI - toMax;
   s[o] = toMin <= toMax ? min : max;
   return true;
+}
+
+/** Scratch for {@link splitSwingTwist}'s result inside {@link projectRotation}. */
+const split = new Float64Array(8);
+
+/**
+ * Splits joint j's Δ = q[o..o+3] into swing · twist about its bone axis, exactly as {@link projectRotation}
+ * measures it: out[oo..oo+3] the swing, out[oo+4..oo+7] the twist. Written to an array, not returned, so a
+ * call V8 does not inline boxes nothing.
+ */
+export function splitSwingTwist(
+  limits: JointLimits,
+  j: number,
+  q: Float64Array,
+  o: number,
+  out: Float64Array,
+  oo: number,
+): void {
+  const a = limits.boneAxis;
+  const j3 = 3 * j;
+  const ax = a[j3],
+    ay = a[j3 + 1],
+    az = a[j3 + 2];
+  const qx = q[o],
+    qy = q[o + 1],
+    qz = q[o + 2],
+    qw = q[o + 3];
+  const along = qx * ax + qy * ay + qz * az;
+  const tl = Math.sqrt(along * along + qw * qw);
+  let tx = 0,
+    ty = 0,
+    tz = 0,
+    tw = 1;
+  let sx: number, sy: number, sz: number, sw: number;
+  if (tl > 1e-9) {
+    tx = (along * ax) / tl;
+    ty = (along * ay) / tl;
+    tz = (along * az) / tl;
+    tw = qw / tl;
+    // swing = Δ · twist⁻¹
+    sx = qw * -tx + qx * tw + qy * -tz - qz * -ty;
+    sy = qw * -ty - qx * -tz + qy * tw + qz * -tx;
+    sz = qw * -tz + qx * -ty - qy * -tx + qz * tw;
+    sw = qw * tw - qx * -tx - qy * -ty - qz * -tz;
+  } else {
+    // Δ turns the bone exactly around, where the split is not unique: take the swing as the half turn that
+    // goes through "up" (about a × up) and the twist as what remains, swing⁻¹ · Δ, so projecting is
+    // idempotent and the twist limit still applies.
+    const up = limits.upAxis;
+    sx = ay * up[j3 + 2] - az * up[j3 + 1];
+    sy = az * up[j3] - ax * up[j3 + 2];
+    sz = ax * up[j3 + 1] - ay * up[j3];
+    sw = 0;
+    // twist = conj(swing) · Δ, which turns about a only
+    const rx = sw * qx - sx * qw - sy * qz + sz * qy,
+      ry = sw * qy + sx * qz - sy * qw - sz * qx,
+      rz = sw * qz - sx * qy + sy * qx - sz * qw,
+      rw = sw * qw + sx * qx + sy * qy + sz * qz;
+    const ra = rx * ax + ry * ay + rz * az;
+    const rl = Math.sqrt(ra * ra + rw * rw);
+    if (rl > 0) {
+      tx = (ra * ax) / rl;
+      ty = (ra * ay) / rl;
+      tz = (ra * az) / rl;
+      tw = rw / rl;
+    }
+  }
+  out[oo] = sx;
+  out[oo + 1] = sy;
+  out[oo + 2] = sz;
+  out[oo + 3] = sw;
+  out[oo + 4] = tx;
+  out[oo + 5] = ty;
+  out[oo + 6] = tz;
+  out[oo + 7] = tw;
 }

@@ -1,6 +1,6 @@
 import { clampToQuarterEllipse } from "./ellipticalSwingLimit.js";
 import { FabrikError, describeJoint } from "./errors.js";
-import { clampAngle, measureHingeAngle } from "./jointLimitProjection.js";
+import { clampAngle, measureHingeAngle, splitSwingTwist } from "./jointLimitProjection.js";
 import {
   LIMIT_FIXED,
   LIMIT_HINGE,
@@ -44,6 +44,7 @@ const HINGE_TOLERANCE = 1e-3;
 /** The hinge arc is carried into a new cone through points this far apart (radians). */
 const ARC_STEP = Math.PI / 360;
 const angleScratch = new Float64Array(1);
+const splitScratch = new Float64Array(8);
 
 /**
  * Widens joint `joint`'s rotation limits just enough to contain one local rotation `rotation` (x y z w,
@@ -336,45 +337,15 @@ function decompose(
   const ax = a[j3],
     ay = a[j3 + 1],
     az = a[j3 + 2];
-  const qx = q[0],
-    qy = q[1],
-    qz = q[2],
-    qw = q[3];
-  const along = qx * ax + qy * ay + qz * az;
-  const tl = Math.sqrt(along * along + qw * qw);
-  let tx = 0,
-    ty = 0,
-    tz = 0,
-    tw = 1;
-  let sx: number, sy: number, sz: number, sw: number;
-  if (tl > 1e-9) {
-    tx = (along * ax) / tl;
-    ty = (along * ay) / tl;
-    tz = (along * az) / tl;
-    tw = qw / tl;
-    sx = qw * -tx + qx * tw + qy * -tz - qz * -ty;
-    sy = qw * -ty - qx * -tz + qy * tw + qz * -tx;
-    sz = qw * -tz + qx * -ty - qy * -tx + qz * tw;
-    sw = qw * tw - qx * -tx - qy * -ty - qz * -tz;
-  } else {
-    // The bone turned exactly around: the swing is the half turn through "up", the twist what remains.
-    sx = ay * up[j3 + 2] - az * up[j3 + 1];
-    sy = az * up[j3] - ax * up[j3 + 2];
-    sz = ax * up[j3 + 1] - ay * up[j3];
-    sw = 0;
-    const rx = sw * qx - sx * qw - sy * qz + sz * qy,
-      ry = sw * qy + sx * qz - sy * qw - sz * qx,
-      rz = sw * qz - sx * qy + sy * qx - sz * qw,
-      rw = sw * qw + sx * qx + sy * qy + sz * qz;
-    const ra = rx * ax + ry * ay + rz * az;
-    const rl = Math.sqrt(ra * ra + rw * rw);
-    if (rl > 0) {
-      tx = (ra * ax) / rl;
-      ty = (ra * ay) / rl;
-      tz = (ra * az) / rl;
-      tw = rw / rl;
-    }
-  }
+  splitSwingTwist(limits, j, q, 0, splitScratch, 0);
+  const sx = splitScratch[0],
+    sy = splitScratch[1],
+    sz = splitScratch[2],
+    sw = splitScratch[3];
+  const tx = splitScratch[4],
+    ty = splitScratch[5],
+    tz = splitScratch[6],
+    tw = splitScratch[7];
   let twist = 2 * Math.atan2(tx * ax + ty * ay + tz * az, tw);
   if (twist > Math.PI) twist -= 2 * Math.PI;
   else if (twist <= -Math.PI) twist += 2 * Math.PI;
