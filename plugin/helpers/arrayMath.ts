@@ -21,51 +21,6 @@ export function normalize3(out: Float64Array, o: number, v: Float64Array, vo: nu
   return true;
 }
 
-/**
- * out[o..o+3] = the shortest rotation taking unit `from[fo..]` onto unit `to[to_..]`. Opposite vectors turn
- * half a revolution about an axis square to `from`.
- */
-export function quatFromTo(
-  out: Float64Array,
-  o: number,
-  from: Float64Array,
-  fo: number,
-  to: Float64Array,
-  t: number,
-): void {
-  const fx = from[fo],
-    fy = from[fo + 1],
-    fz = from[fo + 2];
-  const tx = to[t],
-    ty = to[t + 1],
-    tz = to[t + 2];
-  const d = fx * tx + fy * ty + fz * tz;
-  let x: number, y: number, z: number, w: number;
-  if (d < -1 + 1e-12) {
-    // Any axis square to `from`: cross with the axis it is least aligned with.
-    if (Math.abs(fx) < 0.9) {
-      x = 0;
-      y = fz;
-      z = -fy;
-    } else {
-      x = -fz;
-      y = 0;
-      z = fx;
-    }
-    w = 0;
-  } else {
-    x = fy * tz - fz * ty;
-    y = fz * tx - fx * tz;
-    z = fx * ty - fy * tx;
-    w = 1 + d;
-  }
-  const len = Math.sqrt(x * x + y * y + z * z + w * w);
-  out[o] = x / len;
-  out[o + 1] = y / len;
-  out[o + 2] = z / len;
-  out[o + 3] = w / len;
-}
-
 /** out[o..o+3] = the rotation by `values[angle]` radians about the unit axis `axis[ao..]`. */
 export function quatAxisAngle(
   out: Float64Array,

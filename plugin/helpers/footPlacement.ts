@@ -11,16 +11,10 @@ import type { SkeletonRig } from "../babylon/skeletonRig.js";
 import { FabrikError } from "../solver/errors.js";
 import { projectRotation } from "../solver/jointLimitProjection.js";
 import { LIMIT_FIXED, LIMIT_HINGE, LIMIT_ROTATION } from "../solver/limits.js";
-import {
-  copy,
-  normalize3,
-  quatFromTo,
-  quatScaleAngle,
-  transformDirection,
-  transformPoint,
-} from "./arrayMath.js";
+import { copy, normalize3, quatScaleAngle, transformDirection, transformPoint } from "./arrayMath.js";
 import {
   quatConjugateMultiply,
+  quatFromUnitVectors,
   quatMultiply,
   quatMultiplyConjugate,
   quatRotate,
@@ -680,7 +674,7 @@ export class FootPlacement {
     // The animated orientation, turned from world up to the tilt (both in model space), by the weight.
     transformDirection(n, NORMAL_MODEL, reader.worldToModel, s, TILT);
     normalize3(n, NORMAL_MODEL, n, NORMAL_MODEL);
-    quatFromTo(n, DELTA, n, UP_MODEL, n, NORMAL_MODEL);
+    quatFromUnitVectors(n, DELTA, n, UP_MODEL, n, NORMAL_MODEL);
     if (s[WEIGHT] < 1) quatScaleAngle(n, DELTA, s, WEIGHT);
     quatMultiply(s, MODEL_ROTATION, n, DELTA, reader.orientations, 4 * leg.leg.foot);
   }

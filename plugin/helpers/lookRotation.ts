@@ -1,5 +1,5 @@
-import { normalize3, quatAxisAngle, quatFromTo } from "./arrayMath.js";
-import { quatMultiply, quatRotate } from "../solver/quaternion.js";
+import { normalize3, quatAxisAngle } from "./arrayMath.js";
+import { quatFromUnitVectors, quatMultiply, quatRotate } from "../solver/quaternion.js";
 
 /* Scratch layout from `so`: [0..2] flat from, [3..5] flat to, [6] yaw, [7..10] yaw, [11..13] yawed gaze. */
 
@@ -37,7 +37,7 @@ export function lookRotation(
   const flat = s[so] * s[so] + s[so + 1] * s[so + 1] + s[so + 2] * s[so + 2];
   const flatTo = s[so + 3] * s[so + 3] + s[so + 4] * s[so + 4] + s[so + 5] * s[so + 5];
   if (!(flat > 1e-12 && flatTo > 1e-12)) {
-    quatFromTo(out, o, from, fo, to, t);
+    quatFromUnitVectors(out, o, from, fo, to, t);
     return;
   }
   // Yaw: the signed angle between the two horizontal parts, about up.
@@ -50,6 +50,6 @@ export function lookRotation(
   quatRotate(s, so + 11, s, so + 7, from, fo);
   normalize3(s, so + 11, s, so + 11);
   // Pitch: from the yawed gaze to the target, about a horizontal axis (both lie in one vertical plane).
-  quatFromTo(out, o, s, so + 11, to, t);
+  quatFromUnitVectors(out, o, s, so + 11, to, t);
   quatMultiply(out, o, out, o, s, so + 7);
 }

@@ -1,5 +1,5 @@
-import { normalize3, quatAxisAngle, quatFromTo } from "./arrayMath.js";
-import { quatMultiply, quatRotate } from "../solver/quaternion.js";
+import { normalize3, quatAxisAngle } from "./arrayMath.js";
+import { quatFromUnitVectors, quatMultiply, quatRotate } from "../solver/quaternion.js";
 
 /*
  * The knee of a leg whose foot hangs elsewhere (rigs made for Blender's IK keep the feet under the root, each
@@ -210,7 +210,7 @@ export function placeKnee(w: Float64Array): void {
   // by γ about v̂; it is a swing when its vector part is square to u, the thigh: with P = (p, p₀),
   // sin(γ/2)·(p₀ v̂·u + (p × v̂)·u) + cos(γ/2)·(p·u) = 0.
   normalize3(w, V, w, V);
-  quatFromTo(w, R, w, V, w, DIR);
+  quatFromUnitVectors(w, R, w, V, w, DIR);
   const vx = w[V],
     vy = w[V + 1],
     vz = w[V + 2];
