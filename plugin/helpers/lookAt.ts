@@ -190,6 +190,8 @@ export class LookAt {
     this.fadeTime = nonNegative(options.fadeTime ?? 0.3, "fadeTime", who);
 
     this._reader = new PoseReader(rig);
+    // The look reads only its joints (and their ancestors, which the reader adds): not the whole rig each frame.
+    this._reader.readOnly(this.joints);
     const head = this.joints[n - 1];
     this._head = rig.nodes[head] ?? rig.bones[head][0];
     this._gazeFromRest(head, options.forward, who);
