@@ -27,4 +27,9 @@ export const REGRESSION_SEEDS: readonly { readonly seed: number; readonly why: s
     why: "a swing cone's nearest-boundary search on a point a hair off the major axis (t + 1 rounding to 0) gave NaN in a Newton step",
   },
   { seed: 10257, why: "the same near-axis swing clamp, on a 166-joint rig" },
+  {
+    seed: 197992,
+    why: "million-case run: a two-effector component converged with a summed distance just above its input's",
+  },
+  { seed: 986921, why: "million-case run: the same, converged with a larger tolerance" },
 ];
