@@ -43,11 +43,13 @@ export function forwardKinematics(
       qz = rotations[4 * j + 2],
       qw = rotations[4 * j + 3];
     const len = Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
-    if (len > 0 && Number.isFinite(len)) {
-      qx /= len;
-      qy /= len;
-      qz /= len;
-      qw /= len;
+    if (len > 0 && len < Infinity) {
+      // One division, four products: the per-joint divisions were a measurable share of the read.
+      const inv = 1 / len;
+      qx *= inv;
+      qy *= inv;
+      qz *= inv;
+      qw *= inv;
     } else {
       qx = qy = qz = 0;
       qw = 1;
@@ -122,11 +124,11 @@ export function forwardKinematics(
     let oz = aw * qz + ax * qy - ay * qx + az * qw;
     let ow = aw * qw - ax * qx - ay * qy - az * qz;
     // Renormalising stops rounding drift from compounding down 30-joint chains.
-    const ol = Math.sqrt(ox * ox + oy * oy + oz * oz + ow * ow);
-    ox /= ol;
-    oy /= ol;
-    oz /= ol;
-    ow /= ol;
+    const inv = 1 / Math.sqrt(ox * ox + oy * oy + oz * oz + ow * ow);
+    ox *= inv;
+    oy *= inv;
+    oz *= inv;
+    ow *= inv;
     orientations[4 * j] = ox;
     orientations[4 * j + 1] = oy;
     orientations[4 * j + 2] = oz;

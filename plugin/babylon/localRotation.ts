@@ -34,10 +34,11 @@ export function readLocalRotation(source: RotationSource, out: Float64Array, off
     w = q.w;
   const len = Math.sqrt(x * x + y * y + z * z + w * w);
   if (len > 0 && len < Infinity) {
-    out[offset] = x / len;
-    out[offset + 1] = y / len;
-    out[offset + 2] = z / len;
-    out[offset + 3] = w / len;
+    const inv = 1 / len;
+    out[offset] = x * inv;
+    out[offset + 1] = y * inv;
+    out[offset + 2] = z * inv;
+    out[offset + 3] = w * inv;
   } else {
     out[offset] = out[offset + 1] = out[offset + 2] = 0;
     out[offset + 3] = 1;
