@@ -313,7 +313,14 @@ async function main(): Promise<{ lines: string[]; runs: Run[] }> {
       // thousands of frames to optimise them, and until then they box numbers: 2000 frames of warm-up left
       // ~100 B per frame, 8000 leave none.
       for (let i = 0; i < 8000; i++) step();
-      const allocation = bytesAllocated(step, ALLOCATION_FRAMES);
+      // Three windows, the least counted (as the chain bench does): a window's heap growth also holds V8's own
+      // bookkeeping when it re-optimises some code (new code, deoptimisation data), which lands in one window,
+      // while a real per-frame allocation shows in every window.
+      let allocation = bytesAllocated(step, ALLOCATION_FRAMES);
+      for (let window = 1; window < 3; window++) {
+        const next = bytesAllocated(step, ALLOCATION_FRAMES);
+        if (next.bytesPerCall < allocation.bytesPerCall) allocation = next;
+      }
 
       runs.push({
         characters: count,
@@ -372,7 +379,7 @@ async function main(): Promise<{ lines: string[]; runs: Run[] }> {
     `bar: 100 characters × 4 effectors solved and written back in ≤ ${BAR_MS} ms per frame (median): ` +
       `${bar.totalMs.toFixed(3)} ms ${bar.totalMs <= BAR_MS ? "MET" : "NOT MET"}`,
     `bar: zero allocation per frame in steady state (less than one 16-byte object per frame, no collection): ` +
-      `${formatBytes(bar.bytesPerFrame)} per frame over ${ALLOCATION_FRAMES} frames, ${bar.gcRuns} collections ` +
+      `${formatBytes(bar.bytesPerFrame)} per frame over ${ALLOCATION_FRAMES} frames (least of 3 windows), ${bar.gcRuns} collections ` +
       `${bar.bytesPerFrame < 16 && bar.gcRuns === 0 ? "MET" : "NOT MET"}`,
   ];
   return { lines, runs };
