@@ -18,7 +18,7 @@ import {
   type SolveSettings,
 } from "../../plugin/index.js";
 import { ASSETS_DIR } from "../babylon/characters.js";
-import { bytesAllocated, formatBytes, formatTable, machineName, median } from "./harness.js";
+import { bytesAllocated, formatBytes, formatTable, machineName, median, memoryLatencyNs } from "./harness.js";
 
 /*
  * Issue 4's bar: 100 RobotExpressive characters (43 joints, two skins each), 4 effectors each (both hands on
@@ -134,6 +134,7 @@ interface Run {
 }
 
 async function main(): Promise<{ lines: string[]; runs: Run[] }> {
+  const latencyBefore = memoryLatencyNs();
   const engine = new NullEngine();
   const scene = new Scene(engine);
   new FreeCamera("camera", new Vector3(0, 3, -30), scene);
@@ -342,12 +343,15 @@ async function main(): Promise<{ lines: string[]; runs: Run[] }> {
     }
   }
   engine.dispose();
+  const latencyAfter = memoryLatencyNs();
 
   const bar = runs.find((r) => r.characters === 100 && r.options.startsWith("humanoid"))!;
   const lines = [
     `machine: ${machineName()} (load average ${loadavg()[0].toFixed(1)} during the run); Babylon.js 9.28.0, NullEngine; RobotExpressive.glb loaded once and instantiated ` +
       `100 times (${loadSeconds.toFixed(1)} s); each character plays its own clip; 4 effectors per character; ` +
       `${FRAMES} frames after ${WARM_UP} of warm-up; tolerance 1e-3 × character size, 20 iterations at most`,
+    `memory latency (pointer chase over 32 MB) ${latencyBefore.toFixed(0)} ns before the runs, ` +
+      `${latencyAfter.toFixed(0)} ns after: at 100 characters the frame is bound by it, so compare runs with it`,
     "",
     formatTable(
       [
