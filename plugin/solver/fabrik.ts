@@ -28,6 +28,7 @@ import {
   bendCollinearChains as bendCollinearChainsBinding,
 } from "./poles.js";
 import type { Pose } from "./pose.js";
+import { measureResiduals as measureResidualsBinding } from "./residuals.js";
 import { seedTwoBoneChain as seedTwoBoneChainBinding } from "./twoBoneSeed.js";
 import {
   quatConjugateMultiply as quatConjugateMultiplyBinding,
@@ -49,6 +50,7 @@ const LIMIT_HINGE = LIMIT_HINGEBinding;
 const projectRotation = projectRotationBinding;
 const LIMIT_STRETCH = LIMIT_STRETCHBinding;
 const escapeLock = escapeLockBinding;
+const measureResiduals = measureResidualsBinding;
 const reseedFromMidRange = reseedFromMidRangeBinding;
 const restorePose = restorePoseBinding;
 const savePose = savePoseBinding;
@@ -330,38 +332,6 @@ function measureJoint(
     quatRotate(inputDirection, j3, orientations, 4 * p, localOffset, j3);
   }
   if (full) quatConjugateMultiply(inputLocal, 4 * j, orientations, 4 * p, orientations, 4 * j);
-}
-
-/**
- * Residuals of the effectors `componentEffectors[from .. to)` into `report.residuals`, their maximum and sum
- * into the scratch numbers.
- */
-function measureResiduals(
-  plan: SolvePlan,
-  from: number,
-  to: number,
-  positions: Float64Array,
-  targets: Float64Array,
-): void {
-  const { componentEffectors, effectorJoints } = plan;
-  const residuals = plan.report.residuals;
-  let max = 0,
-    sum = 0;
-  for (let k = from; k < to; k++) {
-    const e = componentEffectors[k];
-    const j3 = 3 * effectorJoints[e],
-      e3 = 3 * e;
-    const dx = positions[j3] - targets[e3],
-      dy = positions[j3 + 1] - targets[e3 + 1],
-      dz = positions[j3 + 2] - targets[e3 + 2];
-    const r = Math.sqrt(dx * dx + dy * dy + dz * dz);
-    residuals[e] = r;
-    sum += r;
-    if (r > max) max = r;
-  }
-  const numbers = plan.scratch.numbers;
-  numbers[MAX_RESIDUAL_SLOT] = max;
-  numbers[RESIDUAL_SUM_SLOT] = sum;
 }
 
 /**

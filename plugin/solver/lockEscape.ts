@@ -13,6 +13,7 @@ import {
   quatNormalize as quatNormalizeBinding,
   quatRotate as quatRotateBinding,
 } from "./quaternion.js";
+import { measureResiduals as measureResidualsBinding } from "./residuals.js";
 
 // Module-local references to imported bindings: hot loops use these, because test transforms turn every
 // read of an import into a getter call, which dominated profiles.
@@ -26,8 +27,10 @@ const quatFromUnitVectors = quatFromUnitVectorsBinding;
 const quatMultiply = quatMultiplyBinding;
 const quatNormalize = quatNormalizeBinding;
 const quatRotate = quatRotateBinding;
+const measureResiduals = measureResidualsBinding;
 
 // Local copies: a constant imported from another module is read through a getter under test transforms.
+const MAX_RESIDUAL_SLOT = 1;
 const RESIDUAL_SUM_SLOT = 2;
 
 /*
@@ -56,8 +59,6 @@ const MIN_SWEEPS = 2;
 const MAX_SWEEPS = 24;
 const SWEEP_GAIN = 0.01;
 const TOLERANCE_SLOT = 0;
-const SWEEP_SUM_SLOT = 6;
-const SWEEP_MAX_SLOT = 7;
 const ATTEMPT_SLOT = 5;
 
 const Q = 0;
@@ -100,37 +101,12 @@ export function escapeLock(
       }
     }
     if (sweep + 1 < MIN_SWEEPS) continue;
-    measureSweep(plan, first, last, positions, targets);
-    const after = numbers[SWEEP_SUM_SLOT];
-    if (numbers[SWEEP_MAX_SLOT] <= numbers[TOLERANCE_SLOT] || !(after < before * (1 - SWEEP_GAIN))) break;
+    // The caller measures the result again; the residual slots are free once the step is set.
+    measureResiduals(plan, first, last, positions, targets);
+    const after = numbers[RESIDUAL_SUM_SLOT];
+    if (numbers[MAX_RESIDUAL_SLOT] <= numbers[TOLERANCE_SLOT] || !(after < before * (1 - SWEEP_GAIN))) break;
     before = after;
   }
-}
-
-/** Summed and largest effector distance of the component's effectors, into the sweep's number slots. */
-function measureSweep(
-  plan: SolvePlan,
-  first: number,
-  last: number,
-  positions: Float64Array,
-  targets: Float64Array,
-): void {
-  const { componentEffectors, effectorJoints } = plan;
-  let sum = 0,
-    max = 0;
-  for (let k = first; k < last; k++) {
-    const e = componentEffectors[k];
-    const j3 = 3 * effectorJoints[e],
-      e3 = 3 * e;
-    const dx = positions[j3] - targets[e3],
-      dy = positions[j3 + 1] - targets[e3 + 1],
-      dz = positions[j3 + 2] - targets[e3 + 2];
-    const r = Math.sqrt(dx * dx + dy * dy + dz * dz);
-    sum += r;
-    if (r > max) max = r;
-  }
-  plan.scratch.numbers[SWEEP_SUM_SLOT] = sum;
-  plan.scratch.numbers[SWEEP_MAX_SLOT] = max;
 }
 
 /** Turns joint r by at most numbers[4] radians so the effector swings toward its target; carries r's subtree. */
