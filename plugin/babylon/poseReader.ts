@@ -4,6 +4,7 @@ import { forwardKinematics } from "./forwardKinematics.js";
 import { readLocalRotation, type RotationSource } from "./localRotation.js";
 import { composeWorldMatrix } from "./worldMatrix.js";
 import type { SkeletonRig } from "./skeletonRig.js";
+import { packTypedArrays } from "../solver/packArrays.js";
 
 /** Anything with writable x y z, such as a Babylon `Vector3`. */
 export type WritableVector3 = { x: number; y: number; z: number };
@@ -54,6 +55,7 @@ export class PoseReader {
     this._order = Int32Array.from(rig.parents, (_, j) => j);
     setIdentityMatrix(this.modelToWorld);
     setIdentityMatrix(this.worldToModel);
+    packTypedArrays(this);
     // A first read fills the arrays and lets Bones create their lazily-built local vectors up front.
     this.read();
   }

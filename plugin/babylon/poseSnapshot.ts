@@ -1,6 +1,7 @@
 import type { Bone } from "@babylonjs/core/Bones/bone.js";
 import { Quaternion } from "@babylonjs/core/Maths/math.vector.js";
 import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
+import { packTypedArrays } from "../solver/packArrays.js";
 
 /** A joint's local rotation lives on its linked TransformNode (glTF) or, without one, on the Bone itself. */
 export type RotationHolder = TransformNode | Bone;
@@ -43,6 +44,7 @@ export class LocalRotationSnapshot {
     this._written = new Float64Array(4 * n);
     this._wrote = new Uint8Array(n);
     this._owned = new Array<Quaternion | null>(n).fill(null);
+    packTypedArrays(this);
   }
 
   get size(): number {

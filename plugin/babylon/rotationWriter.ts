@@ -4,6 +4,7 @@ import type { SolvePlan } from "../solver/plan.js";
 import { quatConjugateMultiply, quatMultiply } from "../solver/quaternion.js";
 import { LocalRotationSnapshot, type RotationHolder } from "./poseSnapshot.js";
 import type { SkeletonRig } from "./skeletonRig.js";
+import { packTypedArrays } from "../solver/packArrays.js";
 
 /** Slots of {@link RotationWriter.numbers}: inputs kept in an array so no double is boxed on a call. */
 export const GLOBAL_WEIGHT_SLOT = 0;
@@ -93,6 +94,7 @@ export class RotationWriter {
     this._touchEffectors = Int32Array.from(touches.flat());
     const holders: RotationHolder[] = sortedJoints.map((j) => rig.nodes[j] ?? rig.bones[j][0]);
     this.snapshot = new LocalRotationSnapshot(holders);
+    packTypedArrays(this);
   }
 
   /**

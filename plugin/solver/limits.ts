@@ -1,5 +1,6 @@
 import { FabrikError, describeJoint } from "./errors.js";
 import { quatConjugateMultiply, quatRotate, quatRotateInverse, vecNormalize } from "./quaternion.js";
+import { packTypedArrays } from "./packArrays.js";
 import type { Rig } from "./rig.js";
 
 export type Vector3Tuple = readonly [number, number, number];
@@ -117,6 +118,7 @@ export function createJointLimits(rig: Rig): JointLimits {
     hingeAxis: new Float64Array(3 * n),
   };
   computeRestFrames(limits);
+  packTypedArrays(limits);
   return limits;
 }
 

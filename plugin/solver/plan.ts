@@ -1,5 +1,6 @@
 import { FabrikError, describeJoint } from "./errors.js";
 import { createJointLimits, type JointLimits } from "./limits.js";
+import { packTypedArrays } from "./packArrays.js";
 import { findJoint, type Rig } from "./rig.js";
 
 /** One end effector: a joint that is pulled toward a target. */
@@ -454,6 +455,7 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
     },
   };
   updateBranchWeights(plan);
+  packTypedArrays(plan, plan.scratch, plan.report, ...plan.chains);
   return plan;
 }
 

@@ -1,4 +1,5 @@
 import { FabrikError, describeJoint } from "./errors.js";
+import { packTypedArrays } from "./packArrays.js";
 
 /**
  * What a caller knows about a skeleton: its topology and rest pose, in model space.
@@ -140,7 +141,7 @@ export function createRig(description: RigDescription): Rig {
     restLengths[i] = Math.sqrt(dx * dx + dy * dy + dz * dz);
   }
 
-  return {
+  const rig: Rig = {
     jointCount: n,
     parents,
     restPositions,
@@ -150,6 +151,8 @@ export function createRig(description: RigDescription): Rig {
     children,
     restLengths,
   };
+  packTypedArrays(rig);
+  return rig;
 }
 
 /**
