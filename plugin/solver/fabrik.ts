@@ -488,7 +488,7 @@ function iterateComponent(
     best = numbers[RESIDUAL_SUM_SLOT];
     savePose(plan, c, positions, orientations);
   }
-  bendCollinearChains(plan, c, positions, targets);
+  bendCollinearChains(plan, c, positions, orientations, targets);
   seedTwoBoneChain(plan, c, positions, targets);
   for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++)
     plan.report.onLimit[plan.rotatingJoints[ri]] = 0;

@@ -1,7 +1,24 @@
+import { measureHingeAngle as measureHingeAngleBinding } from "./jointLimitProjection.js";
+import { LIMIT_HINGE as LIMIT_HINGEBinding } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
+import {
+  quatConjugateMultiply as quatConjugateMultiplyBinding,
+  quatRotate as quatRotateBinding,
+} from "./quaternion.js";
 
 // Local copies: a constant imported from another module is read through a getter under test transforms.
 const TOLERANCE_SLOT = 0;
+const LIMIT_HINGE = LIMIT_HINGEBinding;
+const measureHingeAngle = measureHingeAngleBinding;
+const quatConjugateMultiply = quatConjugateMultiplyBinding;
+const quatRotate = quatRotateBinding;
+
+// plan.scratch.temp slots of hingeSide: the line direction in, the side out, Δ, the angle, the hinge axis.
+const LINE = 0;
+const SIDE = 4;
+const DELTA = 8;
+const ANGLE = 12;
+const AXIS = 16;
 
 /**
  * How far a fully collinear chain is bent before iterating, as a fraction of its length. FABRIK moves joints
@@ -81,13 +98,14 @@ export function applyPoles(
 /**
  * A straight chain whose target lies on its own line cannot leave that line under FABRIK's passes
  * (Aristidou et al. 2016 perturb it). Bend it slightly, as a half sine arc perpendicular to the line, so the
- * passes have a direction to fold in. The perpendicular is fixed by the line's direction alone, so the
- * same input always bends the same way.
+ * passes have a direction to fold in: the way its first hinge bends within its range, or else across a world
+ * axis chosen by the line's direction alone. Either way the same input always bends the same way.
  */
 export function bendCollinearChains(
   plan: SolvePlan,
   c: number,
   positions: Float64Array,
+  orientations: Float64Array,
   targets: Float64Array,
 ): void {
   const tolerance = plan.scratch.numbers[TOLERANCE_SLOT];
@@ -154,12 +172,21 @@ export function bendCollinearChains(
     }
     if (!collinear) continue;
 
-    // Perpendicular: cross the line with the world axis least aligned with it.
+    // Perpendicular: toward the side the chain's first hinge bends within its range; else the line crossed
+    // with the world axis least aligned with it.
+    const temp = plan.scratch.temp;
+    temp[LINE] = ux;
+    temp[LINE + 1] = uy;
+    temp[LINE + 2] = uz;
     const ax = Math.abs(ux),
       ay = Math.abs(uy),
       az = Math.abs(uz);
     let px: number, py: number, pz: number;
-    if (ax <= ay && ax <= az) {
+    if (hingeSide(plan, e, orientations)) {
+      px = temp[SIDE];
+      py = temp[SIDE + 1];
+      pz = temp[SIDE + 2];
+    } else if (ax <= ay && ax <= az) {
       px = 0;
       py = uz;
       pz = -uy;
@@ -183,4 +210,42 @@ export function bendCollinearChains(
       positions[j3 + 2] += s * pz;
     }
   }
+}
+
+/**
+ * The side a straight chain (line direction in temp[LINE..]) must fold toward for the first hinge on
+ * effector e's path to bend the way its range allows, from the angle it has now toward the middle of its
+ * range: a unit vector across the line, into temp[SIDE..]. Folding the other way would bend a knee or an
+ * elbow backwards, which the limit then has to undo, often by a lock escape. False when no joint with a
+ * child on the path is a hinge, or the hinge turns about the line itself, or its range prefers no side.
+ */
+function hingeSide(plan: SolvePlan, e: number, orientations: Float64Array): boolean {
+  const { effectorPath, effectorPathStart, limits } = plan;
+  const parents = plan.rig.parents;
+  const temp = plan.scratch.temp;
+  for (let i = effectorPathStart[e]; i < effectorPathStart[e + 1] - 1; i++) {
+    const h = effectorPath[i];
+    if ((limits.flags[h] & LIMIT_HINGE) === 0 || plan.scratch.rotatingIndex[h] < 0) continue;
+    const p = parents[h];
+    // Δ = rest⁻¹ · parent⁻¹ · orientation, as the limits measure it.
+    quatConjugateMultiply(temp, DELTA, orientations, 4 * p, orientations, 4 * h);
+    quatConjugateMultiply(temp, DELTA, limits.restLocal, 4 * h, temp, DELTA);
+    measureHingeAngle(limits, h, temp, DELTA, temp, ANGLE);
+    const turn = 0.5 * (limits.hinge[2 * h] + limits.hinge[2 * h + 1]) - temp[ANGLE];
+    if (!(Math.abs(turn) > 1e-6)) continue;
+    // A positive turn about the hinge axis a swings the child bone toward a × line, which is where the
+    // joint must not go: the child leans away from the joint's offset. So the joint moves along line × a.
+    quatRotate(temp, AXIS, orientations, 4 * h, limits.hingeAxis, 3 * h);
+    const sign = turn > 0 ? 1 : -1;
+    const sx = sign * (temp[LINE + 1] * temp[AXIS + 2] - temp[LINE + 2] * temp[AXIS + 1]),
+      sy = sign * (temp[LINE + 2] * temp[AXIS] - temp[LINE] * temp[AXIS + 2]),
+      sz = sign * (temp[LINE] * temp[AXIS + 1] - temp[LINE + 1] * temp[AXIS]);
+    const sl = Math.sqrt(sx * sx + sy * sy + sz * sz);
+    if (!(sl > 1e-6)) continue;
+    temp[SIDE] = sx / sl;
+    temp[SIDE + 1] = sy / sl;
+    temp[SIDE + 2] = sz / sl;
+    return true;
+  }
+  return false;
 }

@@ -309,3 +309,34 @@ describe("poles", () => {
     );
   });
 });
+
+describe("a straight limb whose target lies on its own line", () => {
+  // Hip, knee, ankle straight down the -Y axis; the knee a hinge about X. A positive turn about +X swings the
+  // shin toward -Z, so a knee that may only turn positively must come forward (+Z) to fold, and one that may
+  // only turn negatively must go back (-Z).
+  for (const [range, side] of [
+    [[0, 2.5], 1],
+    [[-2.5, 0], -1],
+  ] as const) {
+    it(`folds the way its hinge bends (range ${range[0]}..${range[1]} rad), at once`, () => {
+      const rig = createRig({ parents: [-1, 0, 1], restPositions: [0, 0, 0, 0, -1, 0, 0, -2, 0] });
+      const limits = createJointLimits(rig);
+      setJointLimit(limits, 1, { hinge: { axis: [1, 0, 0], min: range[0], max: range[1] } });
+      const plan = compilePlan(rig, { effectors: [{ joint: 2 }], limits });
+      const pose = createPose(rig);
+      const report = solvePlan(plan, pose, Float64Array.of(0, -1.5, 0), {
+        tolerance: 1e-6,
+        maxIterations: 20,
+      });
+      expect(report.converged).toBe(true);
+      expect(Math.sign(pose.positions[5])).toBe(side);
+      expect(Math.abs(pose.positions[3])).toBeLessThan(1e-9); // in the hinge's plane
+      // Folded within the range, by the law of cosines: 1.5 = 2 cos(θ/2) for two unit bones.
+      const delta = deltaOf(limits, pose, 1);
+      const angle = 2 * Math.atan2(delta[0], delta[3]);
+      expect(angle).toBeCloseTo(side * 2 * Math.acos(0.75), 5);
+      // No lock to escape from: bent the right way before the first pass.
+      expect(report.escapes).toBe(0);
+    });
+  }
+});
