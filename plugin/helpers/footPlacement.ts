@@ -377,6 +377,13 @@ export class FootPlacement {
       if (hips < 0) hips = legs[0].base;
     }
     this.hips = hips;
+    // From here on each frame reads only the legs, the hips and what carries them, not fingers and face.
+    this._reader.readOnly([
+      hips,
+      ...legs.flatMap((l) =>
+        l.shin >= 0 ? [l.foot, l.base, l.effector, l.shin] : [l.foot, l.base, l.effector],
+      ),
+    ]);
 
     // Defaults scale with the legs, measured in world units on the pose at hand.
     const modelPerWorld = Math.hypot(w2m[4], w2m[5], w2m[6]);
