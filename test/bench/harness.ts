@@ -163,7 +163,8 @@ export function bytesAllocated(fn: () => void, count: number): { bytesPerCall: n
  * The machine's memory latency right now, in nanoseconds per dependent load: a pointer chase through one
  * random cycle over 32 MB (beyond the caches). Printed beside results that are bound by memory (100
  * characters' poses and plans do not stay in cache from one frame to the next), so runs on a shared machine
- * can be compared: the same code measured 1.9 ms and 3.4 ms per frame at different times of one day.
+ * can be compared: the same code measured 1.25 ms and 4 ms per frame (100 characters, no limits) in runs of
+ * one day. It explains part of that spread, not all: which physical pages a run's heap lands on matters too.
  */
 export function memoryLatencyNs(): number {
   const n = 1 << 23;
