@@ -76,8 +76,8 @@ export function projectRotation(
     if (cos >= limits.swingCosMin[j]) return false;
   }
 
-  // Twist: the part of Δ about the bone axis; swing: the rest.
-  splitSwingTwist(limits, j, q, o, split, 0);
+  // Twist: the part of Δ about the bone axis; swing: the rest, and where each takes the bone.
+  measureSwingTwist(limits, j, q, o, split, 0);
   let tx = split[4],
     ty = split[5],
     tz = split[6],
@@ -89,10 +89,7 @@ export function projectRotation(
 
   let changed = false;
   if (flags & LIMIT_TWIST) {
-    let angle = 2 * Math.atan2(tx * ax + ty * ay + tz * az, tw);
-    if (angle > Math.PI) angle -= 2 * Math.PI;
-    else if (angle <= -Math.PI) angle += 2 * Math.PI;
-    scratch[so + 4] = angle;
+    scratch[so + 4] = split[TWIST_ANGLE];
     scratch[so + 5] = limits.twist[2 * j];
     scratch[so + 6] = limits.twist[2 * j + 1];
     if (clampAngle(scratch, so + 4)) {
@@ -107,35 +104,11 @@ export function projectRotation(
   }
 
   if (flags & LIMIT_SWING) {
-    // Where the swing takes the bone axis: s = swing · a.
-    const cx = 2 * (sy * az - sz * ay),
-      cy = 2 * (sz * ax - sx * az),
-      cz = 2 * (sx * ay - sy * ax);
-    const dx = ax + sw * cx + (sy * cz - sz * cy),
-      dy = ay + sw * cy + (sz * cx - sx * cz),
-      dz = az + sw * cz + (sx * cy - sy * cx);
-    let cos = dx * ax + dy * ay + dz * az;
-    cos = cos > 1 ? 1 : cos < -1 ? -1 : cos;
-    const theta = Math.acos(cos);
-    let px = dx - cos * ax,
-      py = dy - cos * ay,
-      pz = dz - cos * az;
-    const pl = Math.sqrt(px * px + py * py + pz * pz);
-    const up = limits.upAxis,
-      right = limits.rightAxis;
-    if (pl > 1e-12) {
-      px /= pl;
-      py /= pl;
-      pz /= pl;
-    } else {
-      // On the axis (no swing) or exactly opposite it (swing direction undefined): measure toward "up".
-      px = up[j3];
-      py = up[j3 + 1];
-      pz = up[j3 + 2];
-    }
-    if (theta > 1e-12) {
-      const x = theta * (px * right[j3] + py * right[j3 + 1] + pz * right[j3 + 2]);
-      const y = theta * (px * up[j3] + py * up[j3 + 1] + pz * up[j3 + 2]);
+    if (split[SWING_ANGLE] > 1e-12) {
+      const x = split[SWING_X],
+        y = split[SWING_Y];
+      const up = limits.upAxis,
+        right = limits.rightAxis;
       const j4 = 4 * j;
       scratch[so + 0] = Math.abs(x);
       scratch[so + 1] = Math.abs(y);
@@ -293,7 +266,12 @@ export function clampAngle(s: Float64Array, o: number): boolean {
 }
 
 /** Scratch for {@link splitSwingTwist}'s result inside {@link projectRotation}. */
-const split = new Float64Array(8);
+const split = new Float64Array(12);
+// measureSwingTwist's outputs after the two quaternions.
+const TWIST_ANGLE = 8;
+const SWING_ANGLE = 9;
+const SWING_X = 10;
+const SWING_Y = 11;
 
 /**
  * Splits joint j's Δ = q[o..o+3] into swing · twist about its bone axis, exactly as {@link projectRotation}
@@ -365,4 +343,68 @@ export function splitSwingTwist(
   out[oo + 5] = ty;
   out[oo + 6] = tz;
   out[oo + 7] = tw;
+}
+
+/**
+ * {@link splitSwingTwist} into out[oo..oo+7], then what the limits compare: out[oo+8] the twist angle about
+ * the bone axis (radians, in (-π, π]); out[oo+9] the swing angle θ; out[oo+10], out[oo+11] the swing as a
+ * point of swing space, θ times its direction toward "right" and "up" (0, 0 when θ is under 1e-12). A
+ * swing exactly opposite the bone axis has no direction of its own and is measured toward "up". Shared by
+ * the projection and the limit fitting, so a fitted limit contains exactly what the projection measures.
+ */
+export function measureSwingTwist(
+  limits: JointLimits,
+  j: number,
+  q: Float64Array,
+  o: number,
+  out: Float64Array,
+  oo: number,
+): void {
+  splitSwingTwist(limits, j, q, o, out, oo);
+  const j3 = 3 * j;
+  const a = limits.boneAxis;
+  const ax = a[j3],
+    ay = a[j3 + 1],
+    az = a[j3 + 2];
+  const sx = out[oo],
+    sy = out[oo + 1],
+    sz = out[oo + 2],
+    sw = out[oo + 3];
+  let twist = 2 * Math.atan2(out[oo + 4] * ax + out[oo + 5] * ay + out[oo + 6] * az, out[oo + 7]);
+  if (twist > Math.PI) twist -= 2 * Math.PI;
+  else if (twist <= -Math.PI) twist += 2 * Math.PI;
+  out[oo + 8] = twist;
+  // Where the swing takes the bone axis: d = swing · a.
+  const cx = 2 * (sy * az - sz * ay),
+    cy = 2 * (sz * ax - sx * az),
+    cz = 2 * (sx * ay - sy * ax);
+  const dx = ax + sw * cx + (sy * cz - sz * cy),
+    dy = ay + sw * cy + (sz * cx - sx * cz),
+    dz = az + sw * cz + (sx * cy - sy * cx);
+  let cos = dx * ax + dy * ay + dz * az;
+  cos = cos > 1 ? 1 : cos < -1 ? -1 : cos;
+  const theta = Math.acos(cos);
+  out[oo + 9] = theta;
+  if (!(theta > 1e-12)) {
+    out[oo + 10] = 0;
+    out[oo + 11] = 0;
+    return;
+  }
+  let px = dx - cos * ax,
+    py = dy - cos * ay,
+    pz = dz - cos * az;
+  const pl = Math.sqrt(px * px + py * py + pz * pz);
+  const up = limits.upAxis,
+    right = limits.rightAxis;
+  if (pl > 1e-12) {
+    px /= pl;
+    py /= pl;
+    pz /= pl;
+  } else {
+    px = up[j3];
+    py = up[j3 + 1];
+    pz = up[j3 + 2];
+  }
+  out[oo + 10] = theta * (px * right[j3] + py * right[j3 + 1] + pz * right[j3 + 2]);
+  out[oo + 11] = theta * (px * up[j3] + py * up[j3 + 1] + pz * up[j3 + 2]);
 }

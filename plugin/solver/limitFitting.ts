@@ -1,6 +1,6 @@
 import { clampToQuarterEllipse } from "./ellipticalSwingLimit.js";
 import { FabrikError, describeJoint } from "./errors.js";
-import { clampAngle, measureHingeAngle, splitSwingTwist } from "./jointLimitProjection.js";
+import { clampAngle, measureHingeAngle, measureSwingTwist } from "./jointLimitProjection.js";
 import {
   LIMIT_FIXED,
   LIMIT_HINGE,
@@ -44,7 +44,7 @@ const HINGE_TOLERANCE = 1e-3;
 /** The hinge arc is carried into a new cone through points this far apart (radians). */
 const ARC_STEP = Math.PI / 360;
 const angleScratch = new Float64Array(1);
-const splitScratch = new Float64Array(8);
+const splitScratch = new Float64Array(12);
 
 /**
  * Widens joint `joint`'s rotation limits just enough to contain one local rotation `rotation` (x y z w,
@@ -182,7 +182,7 @@ function widenOne(limits: JointLimits, j: number, delta: Float64Array, tolerance
   }
   // Swing and twist, from the spec now in force (the converted one after a hinge).
   const current = limits.specs[j]!;
-  const d = decompose(limits, j, delta, limits.upAxis, limits.rightAxis);
+  const d = decompose(limits, j, delta);
   let next: JointLimitSpec = current;
   if (current.twist !== undefined) {
     const range = widenRange(current.twist.min, current.twist.max, d.twist);
@@ -314,7 +314,7 @@ function hingeAsCone(limits: JointLimits, j: number, spec: JointLimitSpec): Join
     turn[1] = h[j3 + 1] * s;
     turn[2] = h[j3 + 2] * s;
     turn[3] = Math.cos(angle / 2);
-    const d = decompose(limits, j, turn, limits.upAxis, limits.rightAxis);
+    const d = decompose(limits, j, turn);
     twist = widenRange(twist.min, twist.max, d.twist) ?? twist;
     swing = widenSwing(swing, d.x, d.y) ?? swing;
   }
@@ -325,59 +325,9 @@ function hingeAsCone(limits: JointLimits, j: number, spec: JointLimitSpec): Join
  * Δ's twist angle about the bone axis and its swing as a point (x, y) of swing space (radians toward right
  * and up), split exactly as `projectRotation` splits it.
  */
-function decompose(
-  limits: JointLimits,
-  j: number,
-  q: Float64Array,
-  up: Float64Array,
-  right: Float64Array,
-): { twist: number; x: number; y: number } {
-  const j3 = 3 * j;
-  const a = limits.boneAxis;
-  const ax = a[j3],
-    ay = a[j3 + 1],
-    az = a[j3 + 2];
-  splitSwingTwist(limits, j, q, 0, splitScratch, 0);
-  const sx = splitScratch[0],
-    sy = splitScratch[1],
-    sz = splitScratch[2],
-    sw = splitScratch[3];
-  const tx = splitScratch[4],
-    ty = splitScratch[5],
-    tz = splitScratch[6],
-    tw = splitScratch[7];
-  let twist = 2 * Math.atan2(tx * ax + ty * ay + tz * az, tw);
-  if (twist > Math.PI) twist -= 2 * Math.PI;
-  else if (twist <= -Math.PI) twist += 2 * Math.PI;
-
-  const cx = 2 * (sy * az - sz * ay),
-    cy = 2 * (sz * ax - sx * az),
-    cz = 2 * (sx * ay - sy * ax);
-  const dx = ax + sw * cx + (sy * cz - sz * cy),
-    dy = ay + sw * cy + (sz * cx - sx * cz),
-    dz = az + sw * cz + (sx * cy - sy * cx);
-  let cos = dx * ax + dy * ay + dz * az;
-  cos = cos > 1 ? 1 : cos < -1 ? -1 : cos;
-  const theta = Math.acos(cos);
-  let px = dx - cos * ax,
-    py = dy - cos * ay,
-    pz = dz - cos * az;
-  const pl = Math.sqrt(px * px + py * py + pz * pz);
-  if (pl > 1e-12) {
-    px /= pl;
-    py /= pl;
-    pz /= pl;
-  } else {
-    px = up[j3];
-    py = up[j3 + 1];
-    pz = up[j3 + 2];
-  }
-  if (!(theta > 1e-12)) return { twist, x: 0, y: 0 };
-  return {
-    twist,
-    x: theta * (px * right[j3] + py * right[j3 + 1] + pz * right[j3 + 2]),
-    y: theta * (px * up[j3] + py * up[j3 + 1] + pz * up[j3 + 2]),
-  };
+function decompose(limits: JointLimits, j: number, q: Float64Array): { twist: number; x: number; y: number } {
+  measureSwingTwist(limits, j, q, 0, splitScratch, 0);
+  return { twist: splitScratch[8], x: splitScratch[10], y: splitScratch[11] };
 }
 
 /**
