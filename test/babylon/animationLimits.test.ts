@@ -7,10 +7,9 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { fitLimitsToAnimations } from "../../plugin/babylon/animationLimits.js";
 import { PoseReader } from "../../plugin/babylon/poseReader.js";
 import type { SkeletonRig } from "../../plugin/babylon/skeletonRig.js";
-import { projectRotation } from "../../plugin/solver/jointLimitProjection.js";
 import { createJointLimits, type JointLimits } from "../../plugin/solver/limits.js";
 import { characterNamed, loadCharacter, noteIfMissing, type Loaded } from "./characters.js";
-import { attach } from "./fabrikHarness.js";
+import { attach, projectedDelta } from "./fabrikHarness.js";
 
 const robot = characterNamed("RobotExpressive");
 const DEG = Math.PI / 180;
@@ -45,18 +44,7 @@ function rotationKeys(rig: SkeletonRig, groups: readonly AnimationGroup[]): Key[
 
 /** How far projectRotation moves the key (largest component change of Δ) and by what angle (radians). */
 function violation(limits: JointLimits, key: Key): { moved: number; angle: number } {
-  const r = limits.restLocal.subarray(4 * key.joint, 4 * key.joint + 4);
-  const [ax, ay, az, aw] = [-r[0], -r[1], -r[2], r[3]];
-  const [bx, by, bz, bw] = key.q;
-  const len = Math.hypot(bx, by, bz, bw);
-  const delta = Float64Array.of(
-    (aw * bx + ax * bw + ay * bz - az * by) / len,
-    (aw * by - ax * bz + ay * bw + az * bx) / len,
-    (aw * bz + ax * by - ay * bx + az * bw) / len,
-    (aw * bw - ax * bx - ay * by - az * bz) / len,
-  );
-  const projected = delta.slice();
-  projectRotation(limits, key.joint, projected, 0, new Float64Array(16), 0);
+  const { delta, projected } = projectedDelta(limits, key.joint, key.q);
   let moved = 0,
     plus = 0,
     minus = 0;

@@ -45,8 +45,12 @@ export function random(seed: number): () => number {
   };
 }
 
-/** How far (radians) joint j's local rotation `local` lies outside its limits. */
-export function limitViolation(limits: JointLimits, j: number, local: ArrayLike<number>): number {
+/** Joint j's Δ = rest⁻¹ · local (normalised) and its projection onto the limits. */
+export function projectedDelta(
+  limits: JointLimits,
+  j: number,
+  local: ArrayLike<number>,
+): { delta: Float64Array; projected: Float64Array } {
   const r = limits.restLocal;
   const [ax, ay, az, aw] = [-r[4 * j], -r[4 * j + 1], -r[4 * j + 2], r[4 * j + 3]];
   const [bx, by, bz, bw] = [local[0], local[1], local[2], local[3]];
@@ -59,6 +63,12 @@ export function limitViolation(limits: JointLimits, j: number, local: ArrayLike<
   );
   const projected = delta.slice();
   projectRotation(limits, j, projected, 0, new Float64Array(16), 0);
+  return { delta, projected };
+}
+
+/** How far (radians) joint j's local rotation `local` lies outside its limits. */
+export function limitViolation(limits: JointLimits, j: number, local: ArrayLike<number>): number {
+  const { delta, projected } = projectedDelta(limits, j, local);
   const d = Math.abs(
     delta[0] * projected[0] + delta[1] * projected[1] + delta[2] * projected[2] + delta[3] * projected[3],
   );
