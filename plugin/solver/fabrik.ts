@@ -364,6 +364,9 @@ function solveComponent(
   const tolerance = numbers[TOLERANCE_SLOT];
   const firstEffector = plan.componentEffectorStart[c],
     lastEffector = plan.componentEffectorStart[c + 1];
+  // Cleared first, so a component that needs no solving does not report the last solve's clamps.
+  for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++)
+    plan.report.onLimit[plan.rotatingJoints[ri]] = 0;
   measureResiduals(plan, firstEffector, lastEffector, positions, targets);
   if (numbers[MAX_RESIDUAL_SLOT] <= tolerance) return 0;
 
@@ -490,8 +493,6 @@ function iterateComponent(
   }
   bendCollinearChains(plan, c, positions, orientations, targets);
   seedTwoBoneChain(plan, c, positions, targets);
-  for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++)
-    plan.report.onLimit[plan.rotatingJoints[ri]] = 0;
 
   const stall = STALL_FRACTION * tolerance;
   const singleJoint = plan.rotatingStart[c + 1] - plan.rotatingStart[c] === 1;

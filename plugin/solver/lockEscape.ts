@@ -174,6 +174,7 @@ function turnToward(
     quatConjugateMultiply(temp, L, parentArray, po, temp, Q);
     quatConjugateMultiply(temp, L, limits.restLocal, r4, temp, L);
     projectRotation(limits, r, temp, L, temp, LIMIT);
+    plan.report.onLimit[r] = temp[LIMIT + 7];
     quatMultiply(temp, L, limits.restLocal, r4, temp, L);
     quatMultiply(temp, Q, parentArray, po, temp, L);
   }
@@ -197,7 +198,7 @@ function turnToward(
   }
 }
 
-/** Copies the component's pose (its active joints and base orientation) aside. */
+/** Copies the component's pose (its active joints and base orientation) and its on-limit flags aside. */
 export function savePose(
   plan: SolvePlan,
   c: number,
@@ -205,6 +206,7 @@ export function savePose(
   orientations: Float64Array,
 ): void {
   copyPose(plan, c, positions, orientations, plan.scratch.savedPositions, plan.scratch.savedOrientations);
+  copyOnLimit(plan, c, plan.report.onLimit, plan.scratch.savedOnLimit);
 }
 
 /** Puts back what {@link savePose} kept. */
@@ -215,6 +217,7 @@ export function restorePose(
   orientations: Float64Array,
 ): void {
   copyPose(plan, c, plan.scratch.savedPositions, plan.scratch.savedOrientations, positions, orientations);
+  copyOnLimit(plan, c, plan.scratch.savedOnLimit, plan.report.onLimit);
 }
 
 function copyPose(
@@ -234,6 +237,14 @@ function copyPose(
   }
 }
 
+/** The on-limit flags travel with the pose they describe: a restored pose reports its own clamps. */
+function copyOnLimit(plan: SolvePlan, c: number, from: Uint8Array, to: Uint8Array): void {
+  for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++) {
+    const r = plan.rotatingJoints[ri];
+    to[r] = from[r];
+  }
+}
+
 /**
  * The last resort when escapes stop helping: start the component again from the middle of every limited
  * joint's range (hinges at their mid angle, cones at their rest direction with mid twist; free and fixed
@@ -249,6 +260,9 @@ export function reseedFromMidRange(
   const parents = plan.rig.parents;
   const { temp, localOffset, boneLength, inputLocal } = plan.scratch;
   const b = plan.componentBase[c];
+  // Mid-range is inside every limit.
+  for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++)
+    plan.report.onLimit[plan.rotatingJoints[ri]] = 0;
   midRangeLocal(plan, b, temp, L);
   const p = parents[b];
   if (p >= 0) quatMultiply(orientations, 4 * b, orientations, 4 * p, temp, L);

@@ -124,7 +124,10 @@ export interface SolveReport {
   maxResidual: number;
   /** Times the lock escape perturbed a joint blocked on its limit. */
   escapes: number;
-  /** 1 for each joint that ended the solve on the boundary of one of its limits. */
+  /**
+   * 1 for each joint the solve left on the boundary of one of its limits: clamped there by the pass, escape
+   * or restored best pose it returns. A joint the solve did not need to move reports 0.
+   */
   readonly onLimit: Uint8Array;
 }
 
@@ -150,7 +153,7 @@ export interface PlanScratch {
   readonly componentMoved: Uint8Array;
   /** 1 for components solved with the oriented passes this solve (limits or branches). */
   readonly componentOriented: Uint8Array;
-  /** Position and orientation copies for the lock escape to fall back on. */
+  /** Position, orientation and on-limit copies of the best pose, for the lock escape to fall back on. */
   readonly savedPositions: Float64Array;
   readonly savedOrientations: Float64Array;
   readonly savedOnLimit: Uint8Array;

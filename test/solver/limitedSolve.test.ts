@@ -340,3 +340,69 @@ describe("a straight limb whose target lies on its own line", () => {
     });
   }
 });
+
+describe("the report's onLimit describes the pose the solve returns", () => {
+  const { rig, limits } = limitedHumanoidArm();
+  const plan = compilePlan(rig, { effectors: [{ joint: "fingertips", chainLength: 4 }], limits });
+  const scratch = new Float64Array(16);
+
+  /**
+   * Whether joint j sits on a boundary of its limits: some turn of 1e-3 rad about a rest-frame axis takes
+   * its Δ outside, where the projection must clamp it. A joint further inside than that never clamps.
+   */
+  function onBoundary(pose: Pose, j: number): boolean {
+    const delta = deltaOf(limits, pose, j);
+    for (const axis of [
+      [1, 0, 0],
+      [0, 1, 0],
+      [0, 0, 1],
+    ])
+      for (const sign of [-1, 1]) {
+        const q = Float64Array.from(mul(delta, axisAngle(axis, sign * 1e-3)));
+        projectRotation(limits, j, q, 0, scratch, 0);
+        if (scratch[7] === 1) return true;
+      }
+    return false;
+  }
+
+  it("a joint reported on its limit is on its boundary, whatever pose the solve ends with", () => {
+    // Unreachable and awkward targets with small budgets: the solves that end by restoring their best pose,
+    // or with an escape's pose, are the ones whose flags once described a different, worse pass.
+    const rand = random(31);
+    const target = new Float64Array(3);
+    let flagged = 0;
+    for (let i = 0; i < 600; i++) {
+      const radius = 0.3 + 1.2 * rand();
+      let x: number, y: number, z: number;
+      do {
+        x = 2 * rand() - 1;
+        y = 2 * rand() - 1;
+        z = 2 * rand() - 1;
+      } while (Math.hypot(x, y, z) > 1 || Math.hypot(x, y, z) < 0.1);
+      const scale = radius / Math.hypot(x, y, z);
+      target.set([0.18 + x * scale, 1.45 + y * scale, z * scale]);
+      const pose = createPose(rig);
+      const report = solvePlan(plan, pose, target, { maxIterations: 2 + (i % 9) });
+      for (let k = 0; k < plan.rotatingJoints.length; k++) {
+        const j = plan.rotatingJoints[k];
+        if (report.onLimit[j] !== 1) continue;
+        flagged++;
+        expect(onBoundary(pose, j), `solve ${i}: joint ${j} reported on its limit`).toBe(true);
+      }
+    }
+    expect(flagged).toBeGreaterThan(100);
+  });
+
+  it("a chain already at its target reports no clamp from the solve before", () => {
+    const pose = createPose(rig);
+    const report = solvePlan(plan, pose, Float64Array.of(0.18, 1.45, -5), { maxIterations: 50 });
+    expect(Array.from(plan.rotatingJoints).some((j) => report.onLimit[j] === 1)).toBe(true);
+    // The same pose and a target where its fingertips already are: nothing to solve, nothing clamped.
+    const reached = Float64Array.from(pose.positions.subarray(12, 15));
+    const again = solvePlan(plan, pose, reached, { maxIterations: 50 });
+    expect(again.iterations).toBe(0);
+    expect(Array.from(plan.rotatingJoints).map((j) => again.onLimit[j])).toEqual(
+      Array.from(plan.rotatingJoints, () => 0),
+    );
+  });
+});
