@@ -6,7 +6,7 @@ import type { Nullable } from "@babylonjs/core/types.js";
 import type { FabrikBehavior, FabrikJoint } from "../babylon/fabrikBehavior.js";
 import { PoseReader, type Vector3Like } from "../babylon/poseReader.js";
 import type { SkeletonRig } from "../babylon/skeletonRig.js";
-import type { TargetSource } from "../babylon/targetBinding.js";
+import { TargetBinding, type TargetSource } from "../babylon/targetBinding.js";
 import { FabrikError } from "../solver/errors.js";
 import { projectRotation } from "../solver/jointLimitProjection.js";
 import { addBeforeSolve, attachedScene, frameSeconds } from "./frameHook.js";
@@ -144,6 +144,7 @@ export class LookAt {
   readonly headTarget: TransformNode;
 
   private _target: TargetSource | null = null;
+  private _binding: TargetBinding | null = null;
   private readonly _rig: SkeletonRig;
   private readonly _reader: PoseReader;
   private readonly _layer: PoseLayer;
@@ -211,16 +212,9 @@ export class LookAt {
     return this._target;
   }
   set target(value: TargetSource | null) {
-    if (value !== null && !(value instanceof TransformNode) && typeof value !== "function") {
-      const v = value as Partial<Vector3Like>;
-      if (typeof v?.x !== "number" || typeof v.y !== "number" || typeof v.z !== "number") {
-        throw new FabrikError(
-          "LookAt: target must be a Vector3, a TransformNode, a function or null",
-          undefined,
-          "target",
-        );
-      }
-    }
+    // Checked and read as the behavior's own targets are: a non-finite point is refused here, and a node is
+    // read from its local transforms, never from Babylon's same-frame cache.
+    this._binding = value === null ? null : TargetBinding.create(value, "LookAt.target");
     this._target = value;
   }
 
@@ -455,27 +449,7 @@ export class LookAt {
 
   /** The target's world position into POINT; false when it is not a finite point. */
   private _readTarget(): boolean {
-    const v = this._v;
-    const source = this._target;
-    if (source instanceof TransformNode) {
-      const m = source.computeWorldMatrix(true).m;
-      v[POINT] = m[12];
-      v[POINT + 1] = m[13];
-      v[POINT + 2] = m[14];
-    } else if (typeof source === "function") {
-      const p = source() as Vector3Like | null | undefined;
-      if (p == null) return false;
-      v[POINT] = p.x;
-      v[POINT + 1] = p.y;
-      v[POINT + 2] = p.z;
-    } else if (source !== null) {
-      v[POINT] = source.x;
-      v[POINT + 1] = source.y;
-      v[POINT + 2] = source.z;
-    } else {
-      return false;
-    }
-    return Number.isFinite(v[POINT]) && Number.isFinite(v[POINT + 1]) && Number.isFinite(v[POINT + 2]);
+    return this._binding !== null && this._binding.readWorld(this._v, POINT);
   }
 
   /** The head's gaze in its own frame, from the forward direction at rest. */

@@ -194,6 +194,13 @@ describe("LookAt on the mannequin", () => {
     expect(() => new LookAt(ik, { joints: ["Nekc"] })).toThrow(/no joint "Nekc"/);
     const look = new LookAt(ik);
     expect(() => (look.target = "there" as never)).toThrow(/target must be/);
+    // A point that is not finite is refused as the behavior's own targets are, and the old target stays.
+    const point = new Vector3(1, 2, 3);
+    look.target = point;
+    expect(() => (look.target = new Vector3(0, NaN, 1))).toThrow(
+      /LookAt\.target: the target is not a finite point \(0, NaN, 1\)/,
+    );
+    expect(look.target).toBe(point);
     const observers = loaded.scene.onBeforeRenderObservable.observers.length;
     look.dispose();
     look.dispose();
