@@ -143,7 +143,6 @@ export class LookAt {
   /** The head's target node (model space), for debug views. */
   readonly headTarget: TransformNode;
 
-  private _target: TargetSource | null = null;
   private _binding: TargetBinding | null = null;
   private readonly _rig: SkeletonRig;
   private readonly _reader: PoseReader;
@@ -209,13 +208,12 @@ export class LookAt {
 
   /** What to look at: a Vector3 (read live), a node, a function returning a point, or null to look away. */
   get target(): TargetSource | null {
-    return this._target;
+    return this._binding?.source ?? null;
   }
   set target(value: TargetSource | null) {
     // Checked and read as the behavior's own targets are: a non-finite point is refused here, and a node is
     // read from its local transforms, never from Babylon's same-frame cache.
     this._binding = value === null ? null : TargetBinding.create(value, "LookAt.target");
-    this._target = value;
   }
 
   /** The weight shown this frame (it fades toward `weight`, or 0 without a target). */
@@ -251,7 +249,7 @@ export class LookAt {
     const reader = this._reader;
     reader.read();
     this._advance();
-    const valid = this._target !== null && reader.worldToModelValid && this._readTarget();
+    const valid = reader.worldToModelValid && this._readTarget();
     this._v[GOAL_WEIGHT] = valid ? Math.max(0, Math.min(1, this.weight)) : 0;
     if (!(this._v[CURRENT] > 0) && !(this._v[GOAL_WEIGHT] > 0)) {
       this._tracking = false;

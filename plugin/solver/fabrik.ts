@@ -13,6 +13,7 @@ import {
 } from "./limits.js";
 import { projectRotation as projectRotationBinding } from "./jointLimitProjection.js";
 import {
+  clearOnLimit as clearOnLimitBinding,
   escapeLock as escapeLockBinding,
   reseedFromMidRange as reseedFromMidRangeBinding,
   restorePose as restorePoseBinding,
@@ -49,6 +50,7 @@ const LIMIT_FIXED = LIMIT_FIXEDBinding;
 const LIMIT_HINGE = LIMIT_HINGEBinding;
 const projectRotation = projectRotationBinding;
 const LIMIT_STRETCH = LIMIT_STRETCHBinding;
+const clearOnLimit = clearOnLimitBinding;
 const escapeLock = escapeLockBinding;
 const measureResiduals = measureResidualsBinding;
 const reseedFromMidRange = reseedFromMidRangeBinding;
@@ -365,8 +367,7 @@ function solveComponent(
   const firstEffector = plan.componentEffectorStart[c],
     lastEffector = plan.componentEffectorStart[c + 1];
   // Cleared first, so a component that needs no solving does not report the last solve's clamps.
-  for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++)
-    plan.report.onLimit[plan.rotatingJoints[ri]] = 0;
+  clearOnLimit(plan, c);
   measureResiduals(plan, firstEffector, lastEffector, positions, targets);
   if (numbers[MAX_RESIDUAL_SLOT] <= tolerance) return 0;
 

@@ -265,7 +265,7 @@ export function clampAngle(s: Float64Array, o: number): boolean {
   return true;
 }
 
-/** Scratch for {@link splitSwingTwist}'s result inside {@link projectRotation}. */
+/** Scratch for {@link measureSwingTwist}'s result inside {@link projectRotation}. */
 const split = new Float64Array(12);
 // measureSwingTwist's outputs after the two quaternions.
 const TWIST_ANGLE = 8;
@@ -278,7 +278,7 @@ const SWING_Y = 11;
  * measures it: out[oo..oo+3] the swing, out[oo+4..oo+7] the twist. Written to an array, not returned, so a
  * call V8 does not inline boxes nothing.
  */
-export function splitSwingTwist(
+function splitSwingTwist(
   limits: JointLimits,
   j: number,
   q: Float64Array,

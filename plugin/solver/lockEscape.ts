@@ -38,8 +38,8 @@ const RESIDUAL_SUM_SLOT = 2;
  * it back, and the two passes undo each other (the "lock condition" of the modified-FABRIK literature). When
  * the error stalls while a joint sits on its limit, the solver takes one damped step of a different kind: a
  * cyclic-coordinate sweep that turns each joint on the effector's path, from the tip inward, toward the
- * target, within its limits (sweep after sweep while they pay). Turning one joint at a time slides blocked joints along their
- * limit boundary, which the position passes cannot do. The step angle shrinks with the remaining error (of
+ * target, within its limits (sweep after sweep while they pay). Turning one joint at a time slides blocked
+ * joints along their limit boundary, which the position passes cannot do. The step angle shrinks with the remaining error (of
  * the best pose, which the escape starts from). The sweeps keep every limit, so the solver weighs what they
  * reach like any pass's result: it may be the answer, or the best pose the next escape starts from.
  */
@@ -237,6 +237,12 @@ function copyPose(
   }
 }
 
+/** Clears the on-limit flags of component c's rotating joints. */
+export function clearOnLimit(plan: SolvePlan, c: number): void {
+  for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++)
+    plan.report.onLimit[plan.rotatingJoints[ri]] = 0;
+}
+
 /** The on-limit flags travel with the pose they describe: a restored pose reports its own clamps. */
 function copyOnLimit(plan: SolvePlan, c: number, from: Uint8Array, to: Uint8Array): void {
   for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++) {
@@ -261,8 +267,7 @@ export function reseedFromMidRange(
   const { temp, localOffset, boneLength, inputLocal } = plan.scratch;
   const b = plan.componentBase[c];
   // Mid-range is inside every limit.
-  for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++)
-    plan.report.onLimit[plan.rotatingJoints[ri]] = 0;
+  clearOnLimit(plan, c);
   midRangeLocal(plan, b, temp, L);
   const p = parents[b];
   if (p >= 0) quatMultiply(orientations, 4 * b, orientations, 4 * p, temp, L);
