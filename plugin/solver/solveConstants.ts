@@ -5,7 +5,7 @@
  *
  * DEGENERATE_EPSILON = 1e-9: points closer than this (relative to the lengths involved) are coincident.
  * plan.scratch.numbers slots: TOLERANCE_SLOT = 0, MAX_RESIDUAL_SLOT = 1, RESIDUAL_SUM_SLOT = 2, 4 = the lock
- * escape's step angle and 5 its attempt count.
+ * escape's step angle, 5 its attempt count and 6 its over-relaxation factor.
  * Per-solve doubles live there so no call ever boxes them.
  */
 export {};
