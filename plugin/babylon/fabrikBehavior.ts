@@ -524,7 +524,11 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     const stage =
       this._stage === "afterAnimations" ? scene.onAfterAnimationsObservable : scene.onBeforeRenderObservable;
     this._stageObserver = stage.add(this._onStage);
-    this._restoreObserver = scene.onAfterRenderObservable.add(this._onAfterRender);
+    // Inserted first: behaviors restore in the reverse of the order they wrote, so where two write one joint
+    // the last writer puts back what the first wrote and the first then puts back the animation. In writing
+    // order the second would restore the first's output, which a joint with no channel would keep as its
+    // pose. Helpers, whose writes come before the solve and whose restores are added later, come after.
+    this._restoreObserver = scene.onAfterRenderObservable.add(this._onAfterRender, undefined, true);
     this.attachedNode = node;
     this._uninstallInspector = installInspectorProperties(this);
   }

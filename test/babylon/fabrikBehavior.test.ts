@@ -216,6 +216,27 @@ describe.skipIf(!mannequin.present)("FabrikBehavior lifecycle (mannequin)", () =
     for (const pose of poses) expect(pose).toEqual(poses[0]);
   });
 
+  it("two behaviors writing the same joints leave no drift: the last to write restores first", () => {
+    // With the clip paused no joint is re-animated, so whatever a restore leaves is the next frame's start.
+    // Each behavior restores what it captured; restored in the order they wrote, the second would put back
+    // the first one's output, and both would start the next frame from it.
+    loaded.scene.animationGroups[0].pause();
+    const first = attach(loaded, { limits: "none" });
+    const second = new FabrikBehavior({ limits: "none" });
+    loaded.root.addBehavior(second, true);
+    const rig = first.rig!;
+    const before = captureLocals(rig.nodes);
+    const target = handTarget(loaded, first);
+    first.setTarget("leftHand", target);
+    second.setTarget("leftHand", target.add(new Vector3(0, 0.05, 0)));
+    for (let i = 0; i < 3; i++) loaded.scene.render();
+    expect(captureLocals(rig.nodes)).toEqual(before);
+    // Detaching in either order leaves the pose as the animation had it.
+    first.detach();
+    second.detach();
+    expect(captureLocals(rig.nodes)).toEqual(before);
+  });
+
   it("allocates nothing per frame in steady state", () => {
     const gc = (globalThis as { gc?: () => void }).gc;
     // Free joints keep the frames short (the solver's limit passes allocate nothing either; that is the
