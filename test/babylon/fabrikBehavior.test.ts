@@ -231,7 +231,7 @@ describe.skipIf(!mannequin.present)("FabrikBehavior lifecycle (mannequin)", () =
     second.setTarget("leftHand", target.add(new Vector3(0, 0.05, 0)));
     for (let i = 0; i < 3; i++) loaded.scene.render();
     expect(captureLocals(rig.nodes)).toEqual(before);
-    // Detaching in either order leaves the pose as the animation had it.
+    // Detaching leaves the pose as the animation had it.
     first.detach();
     second.detach();
     expect(captureLocals(rig.nodes)).toEqual(before);
