@@ -114,12 +114,7 @@ export class ReachableTargets {
         pick.chainLength === undefined ? {} : { chainLength: pick.chainLength },
       ),
     );
-    const plan = ik.plan!;
-    for (let e = 0; e < picks.length; e++) {
-      let b = plan.effectorJoints[e];
-      for (let k = 0; k < plan.chainLengths[e]; k++) b = rig.parents[b];
-      this.bases.push(b);
-    }
+    for (let e = 0; e < picks.length; e++) this.bases.push(chainBase(ik, e));
     this._update();
     // insertFirst: before the behavior's own observer, whatever the order of attaching.
     this._observer = scene.onBeforeRenderObservable.add(() => this._update(), undefined, true);
@@ -165,6 +160,14 @@ export class ReachableTargets {
       );
     });
   }
+}
+
+/** The joint effector `e`'s chain hangs from: its plan's chain length above the effector. */
+export function chainBase(ik: FabrikBehavior, e: number): number {
+  const plan = ik.plan!;
+  let b = plan.effectorJoints[e];
+  for (let k = 0; k < plan.chainLengths[e]; k++) b = ik.rig!.parents[b];
+  return b;
 }
 
 /** Scale of the model root's world matrix (uniform part): world length per model length. */

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FabrikBehavior } from "../../plugin/babylon/fabrikBehavior.js";
 import { PoseReader } from "../../plugin/babylon/poseReader.js";
 import { characterNamed, loadCharacter, noteIfMissing, type Loaded } from "./characters.js";
+import { chainBase } from "./fabrikHarness.js";
 
 /*
  * The lock escape on real arms. RobotExpressive's arms, under the humanoid preset fitted to its clips, lock
@@ -34,12 +35,7 @@ describe.skipIf(!robot.present)("lock escapes on RobotExpressive's arms", () => 
       ik.setTarget(role, target);
       return { joint: ik.jointIndex(role), target, base: 0 };
     });
-    const plan = ik.plan!;
-    hands.forEach((hand, e) => {
-      let b = plan.effectorJoints[e];
-      for (let k = 0; k < plan.chainLengths[e]; k++) b = ik.rig!.parents[b];
-      hand.base = b;
-    });
+    hands.forEach((hand, e) => (hand.base = chainBase(ik, e)));
     const reader = new PoseReader(ik.rig!);
     let frame = 0;
     const a = new Vector3(),
