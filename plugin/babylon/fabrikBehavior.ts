@@ -501,7 +501,8 @@ export class FabrikBehavior implements Behavior<TransformNode> {
 
     this._rig = rig;
     this._solverRig = solverRig;
-    this._reader = new PoseReader(rig);
+    // Shared pose arrays: each frame's pose is used within the frame, and one set stays in cache for all.
+    this._reader = new PoseReader(rig, { sharedArrays: true });
     this._beforeSolveEvent = {
       behavior: this,
       modelToWorld: this._reader.modelToWorld,
@@ -924,6 +925,11 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     if (!reader.worldToModelValid) return;
     const pose = this._pose!;
     if (this._beforeSolve(c)) return;
+    // An observer that got another behavior to read (a render of its own, say) left its pose in the arrays.
+    if (!reader.holdsPose) {
+      reader.read();
+      if (!reader.worldToModelValid) return;
+    }
 
     const plan = c.plan;
     const entries = c.entries;

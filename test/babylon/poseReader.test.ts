@@ -161,3 +161,89 @@ describe("PoseReader.readOnly()", () => {
     engine.dispose();
   });
 });
+
+describe("PoseReader with sharedArrays", () => {
+  /** A chain of `count` linked joints, each turned by its own angle so two chains' poses differ. */
+  function chainRig(count: number, angle: number) {
+    const engine = new NullEngine();
+    const scene = new Scene(engine);
+    const model = new TransformNode("model", scene);
+    const skeleton = new Skeleton("s", "s", scene);
+    let parent: Bone | null = null;
+    for (let i = 0; i < count; i++) {
+      const bone: Bone = new Bone(`j${i}`, skeleton, parent, Matrix.Translation(0, 0.2, 0));
+      const node = new TransformNode(`j${i}`, scene);
+      node.parent = parent === null ? model : parent.getTransformNode();
+      node.position.set(0, 0.2, 0);
+      node.rotationQuaternion = Quaternion.RotationAxis(new Vector3(1, 0.5, 0).normalize(), angle * (i + 1));
+      bone.linkTransformNode(node);
+      parent = bone;
+    }
+    const mesh = new Mesh("body", scene);
+    mesh.parent = model;
+    mesh.skeleton = skeleton;
+    return { engine, rig: buildSkeletonRig(model) };
+  }
+
+  const arrays = (r: PoseReader) => [
+    r.localTranslations,
+    r.localRotations,
+    r.localScales,
+    r.positions,
+    r.orientations,
+    r.bases,
+  ];
+
+  it("each read fills the shared arrays exactly as a reader of its own; the last reader holds the pose", () => {
+    const a = chainRig(6, 0.2),
+      b = chainRig(9, -0.35);
+    const ownA = new PoseReader(a.rig),
+      ownB = new PoseReader(b.rig);
+    // The larger rig first: a smaller one after it shares its block (a larger one would get a new block).
+    const sharedB = new PoseReader(b.rig, { sharedArrays: true }),
+      sharedA = new PoseReader(a.rig, { sharedArrays: true });
+    // One block: A's arrays start where B's do.
+    expect(sharedB.positions.buffer).toBe(sharedA.positions.buffer);
+    expect(sharedB.positions.byteOffset).toBe(sharedA.positions.byteOffset);
+    // Sized for each rig, as the solver checks.
+    expect(sharedA.positions.length).toBe(18);
+    expect(sharedB.bases.length).toBe(81);
+
+    sharedA.read();
+    expect(sharedA.holdsPose).toBe(true);
+    expect(arrays(sharedA).map((x) => Array.from(x))).toEqual(arrays(ownA).map((x) => Array.from(x)));
+    sharedB.read();
+    expect(sharedA.holdsPose).toBe(false);
+    expect(sharedB.holdsPose).toBe(true);
+    expect(arrays(sharedB).map((x) => Array.from(x))).toEqual(arrays(ownB).map((x) => Array.from(x)));
+    // B's read overwrote A's pose (different angles), and A's next read brings it back.
+    expect(Array.from(sharedA.positions)).not.toEqual(Array.from(ownA.positions));
+    sharedA.read();
+    expect(Array.from(sharedA.positions)).toEqual(Array.from(ownA.positions));
+    // The model root's matrices stay each reader's own.
+    expect(sharedA.modelToWorld.buffer).not.toBe(sharedB.modelToWorld.buffer);
+    // Readers of their own are never displaced.
+    expect(ownA.holdsPose && ownB.holdsPose).toBe(true);
+    a.engine.dispose();
+    b.engine.dispose();
+  });
+
+  it("a reader for a larger rig than any before gets a new block; earlier readers keep theirs and stay exact", () => {
+    const small = chainRig(4, 0.3);
+    const first = new PoseReader(small.rig, { sharedArrays: true });
+    const big = chainRig(200, 0.01);
+    const large = new PoseReader(big.rig, { sharedArrays: true });
+    expect(large.positions.buffer).not.toBe(first.positions.buffer);
+    const later = new PoseReader(small.rig, { sharedArrays: true });
+    expect(later.positions.buffer).toBe(large.positions.buffer);
+    large.read();
+    first.read();
+    const own = new PoseReader(small.rig);
+    expect(Array.from(first.positions)).toEqual(Array.from(own.positions));
+    expect(large.holdsPose).toBe(true);
+    later.read();
+    expect(large.holdsPose).toBe(false);
+    small.engine.dispose();
+    big.engine.dispose();
+  });
+});
