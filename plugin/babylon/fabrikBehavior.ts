@@ -501,8 +501,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
 
     this._rig = rig;
     this._solverRig = solverRig;
-    // Shared pose arrays: each frame's pose is used within the frame, and one set stays in cache for all.
-    this._reader = new PoseReader(rig, { sharedArrays: true });
+    this._reader = new PoseReader(rig);
     this._beforeSolveEvent = {
       behavior: this,
       modelToWorld: this._reader.modelToWorld,
@@ -925,11 +924,6 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     if (!reader.worldToModelValid) return;
     const pose = this._pose!;
     if (this._beforeSolve(c)) return;
-    // An observer that got another behavior to read (a render of its own, say) left its pose in the arrays.
-    if (!reader.holdsPose) {
-      reader.read();
-      if (!reader.worldToModelValid) return;
-    }
 
     const plan = c.plan;
     const entries = c.entries;

@@ -42,50 +42,22 @@ export class PoseReader {
   private readonly _nodes: LocalPoseSource[];
   /** The joints {@link read} visits, parents first: all of them, or those set by {@link readOnly}. */
   private _order: Int32Array;
-  /** The arrays shared with other readers (see {@link PoseReaderOptions.sharedArrays}), or null. */
-  private readonly _shared: SharedPoseArrays | null;
 
-  constructor(
-    readonly rig: SkeletonRig,
-    options: PoseReaderOptions = {},
-  ) {
+  constructor(readonly rig: SkeletonRig) {
     const n = rig.jointCount;
-    const shared = options.sharedArrays === true ? sharedPoseArrays(n) : null;
-    // Shared views are put in after packing, which would otherwise copy them into this reader's own block.
-    const size = shared === null ? n : 0;
-    this.localTranslations = new Float64Array(3 * size);
-    this.localRotations = new Float64Array(4 * size);
-    this.localScales = new Float64Array(3 * size);
-    this.positions = new Float64Array(3 * size);
-    this.orientations = new Float64Array(4 * size);
-    this.bases = new Float64Array(9 * size);
+    this.localTranslations = new Float64Array(3 * n);
+    this.localRotations = new Float64Array(4 * n);
+    this.localScales = new Float64Array(3 * n);
+    this.positions = new Float64Array(3 * n);
+    this.orientations = new Float64Array(4 * n);
+    this.bases = new Float64Array(9 * n);
     this._nodes = rig.nodes.map((node, j) => node ?? rig.bones[j][0]);
     this._order = Int32Array.from(rig.parents, (_, j) => j);
-    this._shared = shared;
     setIdentityMatrix(this.modelToWorld);
     setIdentityMatrix(this.worldToModel);
     packTypedArrays(this);
-    if (shared !== null) {
-      // Each array at a fixed offset of the shared block, sized for the largest rig: no two overlap.
-      const buffer = shared.buffer,
-        c = shared.joints;
-      this.localTranslations = new Float64Array(buffer, 0, 3 * n);
-      this.localRotations = new Float64Array(buffer, 8 * 3 * c, 4 * n);
-      this.localScales = new Float64Array(buffer, 8 * 7 * c, 3 * n);
-      this.positions = new Float64Array(buffer, 8 * 10 * c, 3 * n);
-      this.orientations = new Float64Array(buffer, 8 * 13 * c, 4 * n);
-      this.bases = new Float64Array(buffer, 8 * 17 * c, 9 * n);
-    }
     // A first read fills the arrays and lets Bones create their lazily-built local vectors up front.
     this.read();
-  }
-
-  /**
-   * True while the arrays hold this reader's last {@link read}: always, unless they are shared and another
-   * reader has read since.
-   */
-  get holdsPose(): boolean {
-    return this._shared === null || this._shared.reader === this;
   }
 
   /**
@@ -122,7 +94,6 @@ export class PoseReader {
 
   /** Copies the local transforms, runs forward kinematics, and reads the model root's world matrix. */
   read(): void {
-    if (this._shared !== null) this._shared.reader = this;
     const t = this.localTranslations,
       r = this.localRotations,
       s = this.localScales;
@@ -181,40 +152,6 @@ export class PoseReader {
     result.z = x * m[2] + y * m[6] + z * m[10] + m[14];
     return result;
   }
-}
-
-export interface PoseReaderOptions {
-  /**
-   * Read into arrays shared with every other reader made with this option instead of arrays of its own. A
-   * pose read then lasts only until another such reader reads ({@link PoseReader.holdsPose} tells), but a
-   * hundred characters read and solved one after another keep one set of pose arrays in cache, not a
-   * hundred. For consumers that use each pose at once, as `FabrikBehavior` does. The model root's matrices
-   * stay the reader's own.
-   */
-  readonly sharedArrays?: boolean;
-}
-
-/** One block for the pose arrays of every sharing reader, sized for `joints` joints, and its last reader. */
-interface SharedPoseArrays {
-  readonly buffer: ArrayBuffer;
-  readonly joints: number;
-  reader: PoseReader | null;
-}
-
-/** Doubles per joint: translation 3, rotation 4, scale 3, position 3, orientation 4, basis 9. */
-const DOUBLES_PER_JOINT = 26;
-
-let sharedArrays: SharedPoseArrays | null = null;
-
-/**
- * The shared block, grown for a rig larger than any before: readers made earlier keep the old block and go
- * on sharing it among themselves.
- */
-function sharedPoseArrays(joints: number): SharedPoseArrays {
-  if (sharedArrays === null || sharedArrays.joints < joints) {
-    sharedArrays = { buffer: new ArrayBuffer(8 * DOUBLES_PER_JOINT * joints), joints, reader: null };
-  }
-  return sharedArrays;
 }
 
 /** What the reader needs of a TransformNode or a Bone: both expose their local pose under these names. */
