@@ -131,11 +131,6 @@ export interface SolveReport {
   readonly onLimit: Uint8Array;
 }
 
-/**
- * Per-joint data of a plan and the scratch of its solves. Everything from `boneLength` on except
- * `componentMoved` and `componentOriented` is refilled by each solve before it is read, and is shared by all
- * plans (see `solveScratch`): read it only right after a solve of this plan.
- */
 export interface PlanScratch {
   /** Effector index per joint, or -1. */
   readonly effectorOf: Int32Array;
@@ -166,52 +161,6 @@ export interface PlanScratch {
   readonly temp: Float64Array;
   /** Per-solve numbers (tolerance, residuals...), kept here so they are never boxed on the way to helpers. */
   readonly numbers: Float64Array;
-}
-
-/** The part of {@link PlanScratch} each solve fills before it reads it: shared by every plan. */
-type SolveScratch = Pick<
-  PlanScratch,
-  | "boneLength"
-  | "inputDirection"
-  | "localOffset"
-  | "inputLocal"
-  | "currentLocal"
-  | "savedPositions"
-  | "savedOrientations"
-  | "savedOnLimit"
-  | "temp"
-  | "numbers"
->;
-
-let sharedScratch: SolveScratch | null = null;
-let sharedScratchJoints = 0;
-
-/**
- * The solve scratch for a rig of `n` joints: one set for all plans, as large as the largest rig compiled so
- * far (a larger rig gets a new set, which later plans share; plans compiled before keep the old one). A
- * solve fills every slot it reads, and solves never overlap (a solve calls no user code), so nothing one
- * solve leaves there reaches another. With a hundred characters solved one after another, one set stays in
- * cache where a hundred did not.
- */
-function solveScratch(n: number): SolveScratch {
-  if (sharedScratch === null || sharedScratchJoints < n) {
-    const scratch: SolveScratch = {
-      boneLength: new Float64Array(n),
-      inputDirection: new Float64Array(3 * n),
-      localOffset: new Float64Array(3 * n),
-      inputLocal: new Float64Array(4 * n),
-      currentLocal: new Float64Array(4 * n),
-      savedPositions: new Float64Array(3 * n),
-      savedOrientations: new Float64Array(4 * n),
-      savedOnLimit: new Uint8Array(n),
-      temp: new Float64Array(64),
-      numbers: new Float64Array(8),
-    };
-    packTypedArrays(scratch);
-    sharedScratch = scratch;
-    sharedScratchJoints = n;
-  }
-  return sharedScratch;
 }
 
 /** Compiles the plan for a set of effectors. Throws a {@link FabrikError} naming the effector or joint at fault. */
@@ -450,14 +399,6 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
   for (let k = 0; k < activeCount; k++)
     if (movableChildren[activeJoints[k]] > 1) subBaseList.push(activeJoints[k]);
 
-  const own = {
-    effectorOf,
-    movable,
-    rotatingIndex,
-    branchWeight: new Float64Array(n),
-    componentMoved: new Uint8Array(componentCount),
-    componentOriented: new Uint8Array(componentCount),
-  };
   const plan: SolvePlan = {
     rig,
     limits,
@@ -489,7 +430,24 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
     effectorChainStart,
     activeIndex,
     subtreeEnd,
-    scratch: { ...own, ...solveScratch(n) },
+    scratch: {
+      effectorOf,
+      movable,
+      rotatingIndex,
+      branchWeight: new Float64Array(n),
+      boneLength: new Float64Array(n),
+      inputDirection: new Float64Array(3 * n),
+      localOffset: new Float64Array(3 * n),
+      inputLocal: new Float64Array(4 * n),
+      currentLocal: new Float64Array(4 * n),
+      componentMoved: new Uint8Array(componentCount),
+      componentOriented: new Uint8Array(componentCount),
+      savedPositions: new Float64Array(3 * n),
+      savedOrientations: new Float64Array(4 * n),
+      savedOnLimit: new Uint8Array(n),
+      temp: new Float64Array(64),
+      numbers: new Float64Array(8),
+    },
     report: {
       iterations: 0,
       converged: true,
@@ -500,9 +458,7 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
     },
   };
   updateBranchWeights(plan);
-  // The plan's own arrays are packed together; the shared scratch stays where it is.
-  packTypedArrays(plan, own, plan.report, ...plan.chains);
-  (plan as { scratch: PlanScratch }).scratch = { ...own, ...solveScratch(n) };
+  packTypedArrays(plan, plan.scratch, plan.report, ...plan.chains);
   return plan;
 }
 
