@@ -9,10 +9,24 @@ import type { Scene } from "@babylonjs/core/scene.js";
 import type { Nullable } from "@babylonjs/core/types.js";
 import { FabrikError } from "../solver/errors.js";
 import { solvePlan, type SolveSettings } from "../solver/fabrik.js";
-import { createJointLimits, setJointLimit, type JointLimits, type JointLimitSpec } from "../solver/limits.js";
-import { compilePlan, setEffectorWeight, type SolvePlan, type SolveReport } from "../solver/plan.js";
+import {
+  copyJointLimits,
+  createJointLimits,
+  isJointLimitsShared,
+  setJointLimit,
+  type JointLimits,
+  type JointLimitSpec,
+} from "../solver/limits.js";
+import {
+  compilePlan,
+  setEffectorWeight,
+  setPlanLimits,
+  type SolvePlan,
+  type SolveReport,
+} from "../solver/plan.js";
 import type { Pose } from "../solver/pose.js";
 import { createRig, type Rig } from "../solver/rig.js";
+import { shareLimits, shareRig } from "./sharedRigData.js";
 import { discoverEndEffectors, type EndEffectorInfo } from "./endEffectors.js";
 import { fitLimitsToAnimations } from "./animationLimits.js";
 import { humanoidLimitPreset } from "./humanoidLimits.js";
@@ -403,7 +417,12 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     return this._roles;
   }
 
-  /** The joint limits the solver uses, shared by every plan: edit them with {@link setLimit}. */
+  /**
+   * The joint limits the solver uses, shared by every plan: edit them with {@link setLimit}. Characters with
+   * identical limits (copies of one model) share one set, which refuses edits made directly with
+   * `setJointLimit`; `setLimit` gives this behavior a copy of its own first, so this getter may then return
+   * another object.
+   */
   get limits(): JointLimits | null {
     return this._limits;
   }
@@ -478,7 +497,8 @@ export class FabrikBehavior implements Behavior<TransformNode> {
       }
       throw error;
     }
-    const solverRig = createRig(rig.toRigDescription());
+    // Copies of one model share one solver rig and, below, one limit set (see sharedRigData).
+    const solverRig = shareRig(createRig(rig.toRigDescription()));
     const roles = findHumanoidRoles({
       names: rig.names,
       parents: rig.parents,
@@ -510,7 +530,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     // The solve works in place on the reader's model-space arrays: each frame's read refills the joints the
     // plan uses, the others keep their first read and are never touched, so no copy is needed.
     this._pose = { positions: this._reader.positions, orientations: this._reader.orientations };
-    this._limits = limits;
+    this._limits = shareLimits(limits);
     this._roles = roles;
     this._roleOf = new Array<HumanoidRole | undefined>(rig.jointCount).fill(undefined);
     for (const role of HUMANOID_ROLES) if (roles[role] !== undefined) this._roleOf[roles[role]!] = role;
@@ -744,11 +764,18 @@ export class FabrikBehavior implements Behavior<TransformNode> {
   setLimit(joint: FabrikJoint, spec: JointLimitSpec | undefined): void {
     const who = `FabrikIK setLimit(${labelOf(joint)})`;
     const j = this._resolve(joint, who);
+    // A limit set shared with identical characters is copied before the first edit: this one only changes.
+    const limits = this._limits!;
+    const own = isJointLimitsShared(limits) ? copyJointLimits(limits) : limits;
     try {
-      setJointLimit(this._limits!, j, spec);
+      setJointLimit(own, j, spec);
     } catch (error) {
       if (error instanceof FabrikError) throw new FabrikError(`${who}: ${error.message}`, j, error.option);
       throw error;
+    }
+    if (own !== limits) {
+      this._limits = own;
+      if (this._compiled !== null) setPlanLimits(this._compiled.plan, own);
     }
   }
 

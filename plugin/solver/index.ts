@@ -2,7 +2,10 @@ export { FabrikError } from "./errors.js";
 export { createRig, findJoint, type Rig, type RigDescription } from "./rig.js";
 export { createPose, copyPose, type Pose } from "./pose.js";
 export {
+  copyJointLimits,
   createJointLimits,
+  isJointLimitsShared,
+  markJointLimitsShared,
   setJointLimit,
   type HingeLimitSpec,
   type JointLimitSpec,
@@ -17,6 +20,7 @@ export { fitJointLimit, widenJointLimit, type LimitFitOptions } from "./limitFit
 export {
   compilePlan,
   setEffectorWeight,
+  setPlanLimits,
   type EffectorSpec,
   type PlanChain,
   type PlanOptions,

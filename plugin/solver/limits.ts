@@ -122,9 +122,49 @@ export function createJointLimits(rig: Rig): JointLimits {
   return limits;
 }
 
+/** Limit sets that several users rely on at once (see {@link markJointLimitsShared}). */
+const sharedSets = new WeakSet<JointLimits>();
+
+/**
+ * Marks a limit set as shared by several users (characters with identical limits share one set, see
+ * `FabrikBehavior`): from then on {@link setJointLimit}, and the fitting that goes through it, refuse to change
+ * it, since a change would reach all of them. Edit a copy ({@link copyJointLimits}) instead.
+ */
+export function markJointLimitsShared(limits: JointLimits): void {
+  sharedSets.add(limits);
+}
+
+export function isJointLimitsShared(limits: JointLimits): boolean {
+  return sharedSets.has(limits);
+}
+
+/** A copy of a limit set, for the same rig, that shares nothing with it (and is not marked shared). */
+export function copyJointLimits(limits: JointLimits): JointLimits {
+  const copy = createJointLimits(limits.rig);
+  const from = limits as unknown as Record<string, unknown>,
+    to = copy as unknown as Record<string, unknown>;
+  for (const key of Object.keys(from)) {
+    const value = from[key];
+    if (ArrayBuffer.isView(value)) (to[key] as Float64Array).set(value as Float64Array);
+  }
+  for (let j = 0; j < limits.specs.length; j++) {
+    const spec = limits.specs[j];
+    copy.specs[j] = spec === undefined ? undefined : structuredClone(spec);
+  }
+  return copy;
+}
+
 /** Sets (or, with `undefined`, clears) the limits of one joint. Validates first: a bad spec changes nothing. */
 export function setJointLimit(limits: JointLimits, joint: number, spec: JointLimitSpec | undefined): void {
   const rig = limits.rig;
+  if (sharedSets.has(limits)) {
+    throw new FabrikError(
+      `limits of ${describeJoint(joint, rig.names)}: this limit set is shared by characters with identical ` +
+        "limits and cannot be edited; use FabrikBehavior.setLimit, or edit a copy (copyJointLimits)",
+      Number.isInteger(joint) ? joint : undefined,
+      "limits",
+    );
+  }
   if (!Number.isInteger(joint) || joint < 0 || joint >= rig.jointCount) {
     throw new FabrikError(
       `limits: joint index ${joint} is outside the rig (0..${rig.jointCount - 1})`,

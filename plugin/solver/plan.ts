@@ -462,6 +462,16 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
   return plan;
 }
 
+/**
+ * Gives a plan another limit set for the same rig, without recompiling: limits are read only while solving.
+ * Throws a {@link FabrikError} when the set belongs to another rig.
+ */
+export function setPlanLimits(plan: SolvePlan, limits: JointLimits): void {
+  if (limits == null || limits.rig !== plan.rig)
+    throw new FabrikError("plan: `limits` were created for another rig", undefined, "limits");
+  (plan as { limits: JointLimits }).limits = limits;
+}
+
 /** Changes one effector's weight without recompiling. */
 export function setEffectorWeight(plan: SolvePlan, effector: number, weight: number): void {
   if (!Number.isInteger(effector) || effector < 0 || effector >= plan.effectorCount) {

@@ -1,10 +1,15 @@
 import { describe, expect, it } from "vitest";
 import {
   FabrikError,
+  compilePlan,
+  copyJointLimits,
   createJointLimits,
   createRig,
+  isJointLimitsShared,
+  markJointLimitsShared,
   projectRotation,
   setJointLimit,
+  setPlanLimits,
   type JointLimitSpec,
 } from "../../plugin/index.js";
 import { axisAngle, rotate, rotationDistance } from "./limitChecks.js";
@@ -247,5 +252,68 @@ describe("setJointLimit validation", () => {
     setJointLimit(limits, 1, undefined);
     expect(limits.flags[1]).toBe(0);
     expect(limits.specs[1]).toBeUndefined();
+  });
+});
+
+describe("shared limit sets", () => {
+  const cone: JointLimitSpec = {
+    swing: { up: 0.4, right: 0.3, down: 0.2, left: 0.1, upAxis: [0, 0, 1] },
+    twist: { min: -0.5, max: 0.25 },
+  };
+
+  it("a set marked shared refuses edits, naming the joint, and keeps what it held", () => {
+    const limits = createJointLimits(rig);
+    setJointLimit(limits, 1, cone);
+    const flags = Array.from(limits.flags),
+      swing = Array.from(limits.swing);
+    markJointLimitsShared(limits);
+    expect(isJointLimitsShared(limits)).toBe(true);
+    for (const spec of [undefined, { hinge: { axis: [1, 0, 0], min: 0, max: 1 } }] as const) {
+      let error: unknown;
+      try {
+        setJointLimit(limits, 1, spec);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(FabrikError);
+      expect((error as FabrikError).message).toContain(
+        'limits of joint 1 ("elbow"): this limit set is shared',
+      );
+      expect((error as FabrikError).joint).toBe(1);
+    }
+    expect(Array.from(limits.flags)).toEqual(flags);
+    expect(Array.from(limits.swing)).toEqual(swing);
+    expect(limits.specs[1]).toEqual(cone);
+  });
+
+  it("a copy holds the same limits, shares no array or spec with the set, and can be edited", () => {
+    const limits = createJointLimits(rig);
+    setJointLimit(limits, 1, cone);
+    markJointLimitsShared(limits);
+    const copy = copyJointLimits(limits);
+    expect(isJointLimitsShared(copy)).toBe(false);
+    expect(copy.rig).toBe(rig);
+    for (const key of Object.keys(limits) as (keyof typeof limits)[]) {
+      const value = limits[key];
+      if (!ArrayBuffer.isView(value)) continue;
+      expect(copy[key]).not.toBe(value);
+      expect(Array.from(copy[key] as Float64Array)).toEqual(Array.from(value as Float64Array));
+    }
+    expect(copy.specs).toEqual(limits.specs);
+    expect(copy.specs[1]).not.toBe(limits.specs[1]);
+    setJointLimit(copy, 1, undefined);
+    expect(copy.flags[1]).toBe(0);
+    expect(limits.specs[1]).toEqual(cone);
+  });
+
+  it("a plan takes another set of its rig without recompiling, and refuses one of another rig", () => {
+    const first = createJointLimits(rig);
+    const plan = compilePlan(rig, { effectors: [{ joint: 2 }], limits: first });
+    const second = copyJointLimits(first);
+    setPlanLimits(plan, second);
+    expect(plan.limits).toBe(second);
+    const other = createRig({ parents: [-1, 0, 1], restPositions: [0, 0, 0, 0, 1, 0, 0, 2, 0] });
+    expect(() => setPlanLimits(plan, createJointLimits(other))).toThrow(/created for another rig/);
+    expect(plan.limits).toBe(second);
   });
 });

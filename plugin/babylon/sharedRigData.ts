@@ -1,0 +1,65 @@
+import { markJointLimitsShared, type JointLimits } from "../solver/limits.js";
+import type { Rig } from "../solver/rig.js";
+
+/*
+ * A crowd is mostly copies of a few models: each copy's behavior builds a solver rig and a limit set that
+ * equal, number for number, those of every other copy. Handing them all one rig and one limit set keeps one
+ * copy of that data in cache for the whole crowd where there were a hundred; on the characters bench that is
+ * about a tenth of the frame (measured by giving a hundred behaviors one rig and one limit set, in the same
+ * process as behaviors with their own). Only equal data is shared, compared byte for byte; the sets are held
+ * weakly, so a model whose last character is gone leaves nothing behind.
+ */
+
+const rigs = new Map<string, WeakRef<Rig>>();
+const limitSets = new WeakMap<Rig, Map<string, WeakRef<JointLimits>>>();
+const forgetting = new FinalizationRegistry<() => void>((forget) => forget());
+
+/** The rig already in use with the same joints, names and rest pose as `rig`, or `rig` itself. */
+export function shareRig(rig: Rig): Rig {
+  const key = [
+    JSON.stringify(rig.names ?? null),
+    bytesOf(rig.parents),
+    bytesOf(rig.restPositions),
+    bytesOf(rig.restOrientations),
+  ].join("|");
+  return intern(rigs, key, rig);
+}
+
+/**
+ * The limit set already in use with the same rig and the same limits as `limits`, or `limits` itself; either
+ * way marked shared, so edits go to a copy (`FabrikBehavior.setLimit` makes one) and never reach another
+ * character.
+ */
+export function shareLimits(limits: JointLimits): JointLimits {
+  let sets = limitSets.get(limits.rig);
+  if (sets === undefined) limitSets.set(limits.rig, (sets = new Map()));
+  const fields = limits as unknown as Record<string, unknown>;
+  const parts = [JSON.stringify(limits.specs)];
+  for (const key of Object.keys(fields)) {
+    const value = fields[key];
+    if (ArrayBuffer.isView(value)) parts.push(key, bytesOf(value));
+  }
+  const shared = intern(sets, parts.join("|"), limits);
+  markJointLimitsShared(shared);
+  return shared;
+}
+
+function intern<T extends object>(map: Map<string, WeakRef<T>>, key: string, value: T): T {
+  const known = map.get(key)?.deref();
+  if (known !== undefined) return known;
+  const ref = new WeakRef(value);
+  map.set(key, ref);
+  forgetting.register(value, () => {
+    if (map.get(key) === ref) map.delete(key);
+  });
+  return value;
+}
+
+/** The bytes of a typed array as a string (one character per byte): equal strings, equal contents. */
+function bytesOf(view: ArrayBufferView): string {
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 4096)
+    text += String.fromCharCode(...bytes.subarray(i, Math.min(i + 4096, bytes.length)));
+  return text;
+}

@@ -1,0 +1,100 @@
+import { Vector3 } from "@babylonjs/core/Maths/math.vector.js";
+import { afterEach, describe, expect, it } from "vitest";
+import type { FabrikBehavior } from "../../plugin/babylon/fabrikBehavior.js";
+import { FabrikError } from "../../plugin/solver/errors.js";
+import { setJointLimit } from "../../plugin/solver/limits.js";
+import { OWN_CHARACTERS, loadCharacter, type Loaded } from "./characters.js";
+import { attach, captureLocals, limitViolation, playFirstAnimation } from "./fabrikHarness.js";
+
+const mannequin = OWN_CHARACTERS.find((c) => c.folder === "mannequin")!;
+const DEG = Math.PI / 180;
+const TIGHT = { swing: { up: 2 * DEG, right: 2 * DEG, down: 2 * DEG, left: 2 * DEG } };
+
+const scenes: Loaded[] = [];
+afterEach(() => {
+  for (const loaded of scenes.splice(0)) loaded.engine.dispose();
+});
+
+/** A copy of the mannequin in a scene of its own, playing its first clip, with a behavior attached. */
+async function copy(options = {}): Promise<{ loaded: Loaded; ik: FabrikBehavior }> {
+  const loaded = await loadCharacter(mannequin);
+  scenes.push(loaded);
+  playFirstAnimation(loaded.scene);
+  loaded.scene.render();
+  return { loaded, ik: attach(loaded, options) };
+}
+
+/** Renders a frame; returns the local rotations as written, read before they are put back. */
+function solvedLocals(loaded: Loaded, ik: FabrikBehavior): Float64Array {
+  let written: Float64Array = new Float64Array(0);
+  const observer = ik.onSolvedObservable.add(() => (written = captureLocals(ik.rig!.nodes)));
+  loaded.scene.render();
+  observer.remove();
+  return written;
+}
+
+describe("copies of one model share their solver rig and limits", () => {
+  it("two copies share one rig and one limit set; a copy with other limits shares only the rig", async () => {
+    const a = await copy(),
+      b = await copy(),
+      free = await copy({ limits: "none" });
+    expect(b.ik.solverRig).toBe(a.ik.solverRig);
+    expect(b.ik.limits).toBe(a.ik.limits);
+    expect(free.ik.solverRig).toBe(a.ik.solverRig);
+    expect(free.ik.limits).not.toBe(a.ik.limits);
+    expect(free.ik.limits!.specs.every((s) => s === undefined)).toBe(true);
+  });
+
+  it("a shared set refuses direct edits, naming the joint, and changes nothing", async () => {
+    const { ik } = await copy();
+    const arm = ik.jointIndex("leftUpperArm");
+    const before = ik.getLimit(arm);
+    let error: unknown;
+    try {
+      setJointLimit(ik.limits!, arm, TIGHT);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(FabrikError);
+    expect((error as FabrikError).message).toMatch(/limits of .*shared by characters with identical limits/);
+    expect((error as FabrikError).joint).toBe(arm);
+    expect(ik.getLimit(arm)).toEqual(before);
+  });
+
+  it("setLimit gives one copy limits of its own: it keeps to them, the other copy keeps the old ones", async () => {
+    const a = await copy(),
+      b = await copy();
+    const arm = a.ik.jointIndex("leftUpperArm");
+    const preset = b.ik.getLimit(arm);
+    // A point well away from the hand, so the arm has to turn beyond a 2° cone to follow it.
+    for (const { ik } of [a, b]) ik.setTarget("leftHand", new Vector3(0.3, 1.6, 0.4));
+    const shared = a.ik.limits!;
+    a.ik.setLimit("leftUpperArm", TIGHT);
+    expect(a.ik.limits).not.toBe(shared);
+    expect(a.ik.plan!.limits).toBe(a.ik.limits);
+    expect(b.ik.limits).toBe(shared);
+    expect(b.ik.getLimit(arm)).toEqual(preset);
+    expect(a.ik.getLimit(arm)!.swing).toMatchObject({ up: 2 * DEG, left: 2 * DEG });
+
+    const local = (written: Float64Array) => written.slice(10 * arm, 10 * arm + 4);
+    expect(limitViolation(a.ik.limits!, arm, local(solvedLocals(a.loaded, a.ik)))).toBeLessThan(1e-6);
+    // The other copy's arm goes where its own (wider) limits let it, outside the 2° cone.
+    expect(limitViolation(a.ik.limits!, arm, local(solvedLocals(b.loaded, b.ik)))).toBeGreaterThan(0.05);
+    // A second edit stays on the copy: no new copy, the other still untouched.
+    const own = a.ik.limits;
+    a.ik.setLimit("leftUpperArm", undefined);
+    expect(a.ik.limits).toBe(own);
+    expect(b.ik.getLimit(arm)).toEqual(preset);
+  });
+
+  it("a bad spec is refused and leaves both copies on the shared set", async () => {
+    const a = await copy(),
+      b = await copy();
+    const shared = a.ik.limits;
+    expect(() => a.ik.setLimit("leftUpperArm", { swing: { up: -1, right: 1, down: 1, left: 1 } })).toThrow(
+      FabrikError,
+    );
+    expect(a.ik.limits).toBe(shared);
+    expect(b.ik.limits).toBe(shared);
+  });
+});
