@@ -15,7 +15,10 @@ import {
   createPose,
   createRig,
   setEffectorWeight,
+  copyJointLimits,
+  markJointLimitsShared,
   setJointLimit,
+  setPlanLimits,
   solvePlan,
   type Pose,
   type RigDescription,
@@ -102,6 +105,8 @@ const limitsState = () =>
     armLimits.hingeAxis,
     armLimits.specs,
   ]);
+const sharedArmLimits = copyJointLimits(armLimits);
+markJointLimitsShared(sharedArmLimits);
 const armPlan: SolvePlan = compilePlan(arm, {
   effectors: [{ joint: "hand", chainLength: 3, pole: true }, { joint: "elbow" }],
   limits: armLimits,
@@ -302,6 +307,17 @@ const SOLVER_ROWS: Row[] = [
     ...limit(0, { stretch: { min: 0, max: 2 } }),
   },
   {
+    api: "`setJointLimit`",
+    input: "a limit set shared by copies of one model (a behavior's `ik.limits`)",
+    result:
+      'limits of joint 2 ("wrist"): this limit set is shared by characters with identical limits and cannot be ' +
+      "edited; use FabrikBehavior.setLimit, or edit a copy (copyJointLimits)",
+    option: "limits",
+    joint: 2,
+    call: () => setJointLimit(sharedArmLimits, 2, { twist: { min: -0.5, max: 0.5 } }),
+    state: () => text([sharedArmLimits.flags, sharedArmLimits.twist, sharedArmLimits.specs]),
+  },
+  {
     api: "`compilePlan`",
     input: "`effectors` missing or not an array",
     result: "plan: `effectors` must be an array",
@@ -446,6 +462,14 @@ const SOLVER_ROWS: Row[] = [
     joint: 3,
     call: () => setEffectorWeight(armPlan, 0, NaN),
     state: solveState,
+  },
+  {
+    api: "`setPlanLimits`",
+    input: "limits created for another rig (even one of the same shape)",
+    result: "plan: `limits` were created for another rig",
+    option: "limits",
+    call: () => setPlanLimits(armPlan, createJointLimits(createRig(armDescription()))),
+    state: () => identity(armPlan.limits),
   },
   {
     api: "`solvePlan`",
