@@ -134,6 +134,7 @@ export function markJointLimitsShared(limits: JointLimits): void {
   sharedSets.add(limits);
 }
 
+/** True for a set marked with {@link markJointLimitsShared}: edit a copy of it. */
 export function isJointLimitsShared(limits: JointLimits): boolean {
   return sharedSets.has(limits);
 }
