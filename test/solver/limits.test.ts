@@ -31,6 +31,16 @@ function project(spec: JointLimitSpec, delta: number[]): { q: Float64Array; clam
   return { q, clamped };
 }
 
+/** What `call` throws (undefined when it returns). */
+function thrownBy(call: () => unknown): unknown {
+  try {
+    call();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
 /** Where Δ takes the bone axis (+Y), as (angle from +Y, swing toward x, swing toward z). */
 function swingOf(q: ArrayLike<number>): { theta: number; x: number; z: number } {
   const d = rotate(q, [0, 1, 0]);
@@ -224,12 +234,7 @@ describe("setJointLimit validation", () => {
       const limits = createJointLimits(rig);
       setJointLimit(limits, 1, { twist: { min: -1, max: 1 } });
       const before = { flags: limits.flags.slice(), twist: limits.twist.slice(), spec: limits.specs[1] };
-      let error: unknown;
-      try {
-        setJointLimit(limits, 1, spec);
-      } catch (e) {
-        error = e;
-      }
+      const error = thrownBy(() => setJointLimit(limits, 1, spec));
       expect(error).toBeInstanceOf(FabrikError);
       expect((error as Error).message).toMatch(/limits of joint 1 \("elbow"\)/);
       expect((error as Error).message).toMatch(pattern);
@@ -269,12 +274,7 @@ describe("shared limit sets", () => {
     markJointLimitsShared(limits);
     expect(isJointLimitsShared(limits)).toBe(true);
     for (const spec of [undefined, { hinge: { axis: [1, 0, 0], min: 0, max: 1 } }] as const) {
-      let error: unknown;
-      try {
-        setJointLimit(limits, 1, spec);
-      } catch (e) {
-        error = e;
-      }
+      const error = thrownBy(() => setJointLimit(limits, 1, spec));
       expect(error).toBeInstanceOf(FabrikError);
       expect((error as FabrikError).message).toContain(
         'limits of joint 1 ("elbow"): this limit set is shared',
