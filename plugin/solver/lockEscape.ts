@@ -39,9 +39,10 @@ const RESIDUAL_SUM_SLOT = 2;
  * the error stalls while a joint sits on its limit, the solver takes one damped step of a different kind: a
  * cyclic-coordinate sweep that turns each joint on the effector's path, from the tip inward, toward the
  * target, within its limits (sweep after sweep while they pay). Turning one joint at a time slides blocked
- * joints along their limit boundary, which the position passes cannot do. The step angle shrinks with the remaining error (of
- * the best pose, which the escape starts from). The sweeps keep every limit, so the solver weighs what they
- * reach like any pass's result: it may be the answer, or the best pose the next escape starts from.
+ * joints along their limit boundary, which the position passes cannot do. The step angle shrinks with the
+ * remaining error (of the best pose, which the escape starts from). The sweeps keep every limit, so the solver
+ * weighs what they reach like any pass's result: it may be the answer, or the best pose the next escape starts
+ * from.
  */
 
 const MIN_STEP = 0.01;

@@ -171,8 +171,7 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
     throw new FabrikError("plan: `effectors` must be an array", undefined, "effectors");
   }
   const limits = options.limits ?? createJointLimits(rig);
-  if (limits.rig !== rig)
-    throw new FabrikError("plan: `limits` were created for another rig", undefined, "limits");
+  checkLimitsRig(limits, rig);
   const pinned = new Uint8Array(n);
   const pinnedList = options.pinned ?? [];
   if (!Array.isArray(pinnedList))
@@ -467,9 +466,13 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
  * Throws a {@link FabrikError} when the set belongs to another rig.
  */
 export function setPlanLimits(plan: SolvePlan, limits: JointLimits): void {
-  if (limits == null || limits.rig !== plan.rig)
-    throw new FabrikError("plan: `limits` were created for another rig", undefined, "limits");
+  checkLimitsRig(limits, plan.rig);
   (plan as { limits: JointLimits }).limits = limits;
+}
+
+function checkLimitsRig(limits: JointLimits, rig: Rig): void {
+  if (limits?.rig !== rig)
+    throw new FabrikError("plan: `limits` were created for another rig", undefined, "limits");
 }
 
 /** Changes one effector's weight without recompiling. */
