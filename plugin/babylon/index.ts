@@ -37,6 +37,7 @@ export { PoseReader, type Vector3Like, type WritableVector3 } from "./poseReader
 export { forwardKinematics } from "./forwardKinematics.js";
 export { invertAffineMatrix, setIdentityMatrix, transformPoint } from "./affineMatrix.js";
 export { composeWorldMatrix } from "./worldMatrix.js";
+export { WorldMatrixCache } from "./worldMatrixCache.js";
 export { fitLimitsToAnimations, type AnimationLimitFit } from "./animationLimits.js";
 export {
   FabrikBehavior,

@@ -2,7 +2,7 @@ import { FabrikError } from "../solver/errors.js";
 import { invertAffineMatrix, setIdentityMatrix } from "./affineMatrix.js";
 import { forwardKinematics } from "./forwardKinematics.js";
 import { readLocalRotation, type RotationSource } from "./localRotation.js";
-import { composeWorldMatrix } from "./worldMatrix.js";
+import { WorldMatrixCache } from "./worldMatrixCache.js";
 import type { SkeletonRig } from "./skeletonRig.js";
 import { packTypedArrays } from "../solver/packArrays.js";
 
@@ -20,7 +20,8 @@ export type Vector3Like = { readonly x: number; readonly y: number; readonly z: 
  * while rendering, so the Bone lags a frame before that); bare Bones are read directly. World matrices
  * are never asked of Babylon for joints, and for the model root only when it uses a feature
  * `composeWorldMatrix` leaves to Babylon (pivots, billboards, bone attachment): so Babylon's same-frame
- * cache, which misses in-place changes of a parent, never feeds the reader stale matrices.
+ * cache, which misses in-place changes of a parent, never feeds the reader stale matrices. The model root's
+ * matrix is composed again only when Babylon's change flags say it may have moved (`WorldMatrixCache`).
  */
 export class PoseReader {
   /** Local pose per joint, relative to the parent joint: translation (3n), unit rotation (4n), scale (3n). */
@@ -40,6 +41,7 @@ export class PoseReader {
   worldToModelValid = true;
 
   private readonly _nodes: LocalPoseSource[];
+  private readonly _modelToWorldCache = new WorldMatrixCache();
   /** The joints {@link read} visits, parents first: all of them, or those set by {@link readOnly}. */
   private _order: Int32Array;
 
@@ -55,7 +57,7 @@ export class PoseReader {
     this._order = Int32Array.from(rig.parents, (_, j) => j);
     setIdentityMatrix(this.modelToWorld);
     setIdentityMatrix(this.worldToModel);
-    packTypedArrays(this);
+    packTypedArrays(this, this._modelToWorldCache);
     // A first read fills the arrays and lets Bones create their lazily-built local vectors up front.
     this.read();
   }
@@ -119,13 +121,9 @@ export class PoseReader {
 
     const root = this.rig.modelRoot;
     if (root === null) return;
-    const w = this.modelToWorld;
-    if (!composeWorldMatrix(root, w)) {
-      // Forced, so an in-place change of the root or its ancestors within one render id is never missed.
-      const m = root.computeWorldMatrix(true).m;
-      for (let i = 0; i < 16; i++) w[i] = m[i];
+    if (this._modelToWorldCache.update(root, this.modelToWorld)) {
+      this.worldToModelValid = invertAffineMatrix(this.modelToWorld, this.worldToModel);
     }
-    this.worldToModelValid = invertAffineMatrix(w, this.worldToModel);
   }
 
   /** World position of `joint` from the last {@link read}. */

@@ -7,7 +7,7 @@ const scratchRotation = new Float64Array(4);
  * Babylon features this composition does not reproduce; a node using one is left to Babylon. Plain
  * position / rotation / scaling covers glTF `__root__`, armatures and ordinary character parents.
  */
-function isPlain(node: TransformNode): boolean {
+export function isPlain(node: TransformNode): boolean {
   return (
     node.billboardMode === 0 &&
     !node.infiniteDistance &&
