@@ -13,6 +13,7 @@ import {
   buildSkeletonRig,
   composeWorldMatrix,
 } from "../../plugin/babylon/index.js";
+import { RETRY_AFTER_DIRTY } from "../../plugin/babylon/worldMatrixCache.js";
 
 let engine: NullEngine;
 let scene: Scene;
@@ -60,6 +61,13 @@ function expectFresh(c: TransformNode, out: Float64Array): void {
   }
   const babylon = c.computeWorldMatrix(true).m;
   for (let i = 0; i < 16; i++) expect(out[i]).toBeCloseTo(babylon[i], 4);
+}
+
+/** How many times `update` composes before it answers from the flags (at most 100). */
+function updatesUntilCached(cache: WorldMatrixCache, node: TransformNode, out: Float64Array): number {
+  let composed = 0;
+  while (composed < 100 && cache.update(node, out)) composed++;
+  return composed;
 }
 
 /** Each change Babylon can see, made after the cache remembered a chain Babylon had just computed. */
@@ -143,10 +151,30 @@ describe("WorldMatrixCache", () => {
       for (let n: TransformNode | null = nodes[2]; n !== null; n = n.parent as TransformNode | null)
         chainNow.unshift(n);
       renderChain(chainNow);
-      cache.update(nodes[2], out);
+      expect(updatesUntilCached(cache, nodes[2], out)).toBeLessThanOrEqual(RETRY_AFTER_DIRTY + 1);
       expect(cache.update(nodes[2], out)).toBe(false);
       expectFresh(nodes[2], out);
     });
+  });
+
+  it("a root moved every frame is composed every frame, and cached a few frames after it stops", () => {
+    const nodes = chain();
+    const cache = new WorldMatrixCache();
+    const out = new Float64Array(16);
+    for (let frame = 0; frame < 50; frame++) {
+      nodes[0].position.x = Math.sin(frame);
+      expect(cache.update(nodes[2], out)).toBe(true);
+      expectFresh(nodes[2], out);
+      renderChain(nodes);
+    }
+    // Babylon cleared the flags at the last render, which counted up the ids: composed once more at least.
+    const composed = updatesUntilCached(cache, nodes[2], out);
+    expect(composed).toBeGreaterThanOrEqual(1);
+    expect(composed).toBeLessThanOrEqual(RETRY_AFTER_DIRTY + 1);
+    expectFresh(nodes[2], out);
+    nodes[0].position.x = 5;
+    expect(cache.update(nodes[2], out)).toBe(true);
+    expectFresh(nodes[2], out);
   });
 
   it("never caches what it leaves to Babylon or what is frozen", () => {
