@@ -8,6 +8,7 @@ import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { Scene } from "@babylonjs/core/scene.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PoseReader, buildSkeletonRig, composeWorldMatrix } from "../../plugin/babylon/index.js";
+import { linkedJointChain, mixedNodeChain } from "./nodeChains.js";
 
 let engine: NullEngine;
 let scene: Scene;
@@ -21,23 +22,8 @@ function expectMatrixClose(actual: ArrayLike<number>, expected: ArrayLike<number
   for (let i = 0; i < 16; i++) expect(actual[i]).toBeCloseTo(expected[i], 4);
 }
 
-/** A chain of nodes mixing quaternion and Euler rotations, mirrored and non-uniform scales, a Mesh. */
-function chain(): TransformNode[] {
-  const a = new TransformNode("a", scene);
-  a.position.set(1, 2, 3);
-  a.rotationQuaternion = Quaternion.RotationAxis(new Vector3(1, 1, 0).normalize(), 0.7);
-  a.scaling.set(2, 2, -2);
-  const b = new Mesh("b", scene);
-  b.parent = a;
-  b.position.set(-0.5, 0.25, 4);
-  b.rotation.set(0.3, -1.1, 2.0);
-  b.scaling.set(1, 3, 0.5);
-  const c = new TransformNode("c", scene);
-  c.parent = b;
-  c.position.set(0.1, 0.2, 0.3);
-  c.rotationQuaternion = new Quaternion(0.1, 0.2, 0.3, 0.9).normalize();
-  c.scalingDeterminant = -1;
-  return [a, b, c];
+function chain(): [TransformNode, Mesh, TransformNode] {
+  return mixedNodeChain(scene);
 }
 
 describe("composeWorldMatrix", () => {
@@ -107,21 +93,7 @@ describe("PoseReader under a model root Babylon has to compute", () => {
     const model = new TransformNode("model", scene);
     model.setPivotPoint(new Vector3(0.5, 1, 0));
     model.rotationQuaternion = Quaternion.RotationAxis(Vector3.Up(), 1.3);
-    const skeleton = new Skeleton("s", "s", scene);
-    let parent: Bone | null = null;
-    const nodes: TransformNode[] = [];
-    for (let i = 0; i < 3; i++) {
-      const node = new TransformNode(`j${i}`, scene);
-      node.parent = i === 0 ? model : nodes[i - 1];
-      node.position.set(0, 1, 0.2 * i);
-      node.rotation.set(0.2, 0.1 * i, 0);
-      parent = new Bone(node.name, skeleton, parent);
-      parent.linkTransformNode(node);
-      nodes.push(node);
-    }
-    const mesh = new Mesh("body", scene);
-    mesh.parent = model;
-    mesh.skeleton = skeleton;
+    const nodes = linkedJointChain(scene, model);
     const reader = new PoseReader(buildSkeletonRig(model));
     model.position.x += 2; // in place, same render id
     reader.read();

@@ -1,5 +1,3 @@
-import { Bone } from "@babylonjs/core/Bones/bone.js";
-import { Skeleton } from "@babylonjs/core/Bones/skeleton.js";
 import { FreeCamera } from "@babylonjs/core/Cameras/freeCamera.js";
 import { NullEngine } from "@babylonjs/core/Engines/nullEngine.js";
 import { Matrix, Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
@@ -14,6 +12,7 @@ import {
   composeWorldMatrix,
 } from "../../plugin/babylon/index.js";
 import { RETRY_AFTER_DIRTY } from "../../plugin/babylon/worldMatrixCache.js";
+import { linkedJointChain, mixedNodeChain } from "./nodeChains.js";
 
 let engine: NullEngine;
 let scene: Scene;
@@ -24,23 +23,8 @@ beforeEach(() => {
 });
 afterEach(() => engine.dispose());
 
-/** a ← b (a Mesh, Euler rotation) ← c (quaternion, mirrored): every kind of local transform once. */
 function chain(): [TransformNode, Mesh, TransformNode] {
-  const a = new TransformNode("a", scene);
-  a.position.set(1, 2, 3);
-  a.rotationQuaternion = Quaternion.RotationAxis(new Vector3(1, 1, 0).normalize(), 0.7);
-  a.scaling.set(2, 2, -2);
-  const b = new Mesh("b", scene);
-  b.parent = a;
-  b.position.set(-0.5, 0.25, 4);
-  b.rotation.set(0.3, -1.1, 2.0);
-  b.scaling.set(1, 3, 0.5);
-  const c = new TransformNode("c", scene);
-  c.parent = b;
-  c.position.set(0.1, 0.2, 0.3);
-  c.rotationQuaternion = new Quaternion(0.1, 0.2, 0.3, 0.9).normalize();
-  c.scalingDeterminant = -1;
-  return [a, b, c];
+  return mixedNodeChain(scene);
 }
 
 /** What a render does to the chain: Babylon computes every node, which clears its change flags. */
@@ -61,6 +45,21 @@ function expectFresh(c: TransformNode, out: Float64Array): void {
   }
   const babylon = c.computeWorldMatrix(true).m;
   for (let i = 0; i < 16; i++) expect(out[i]).toBeCloseTo(babylon[i], 4);
+}
+
+/** A chain Babylon has computed, and a cache that has remembered it (checked: it answers from the flags). */
+function cachedChain(): {
+  nodes: [TransformNode, Mesh, TransformNode];
+  cache: WorldMatrixCache;
+  out: Float64Array;
+} {
+  const nodes = chain();
+  renderChain(nodes);
+  const cache = new WorldMatrixCache();
+  const out = new Float64Array(16);
+  expect(cache.update(nodes[2], out)).toBe(true);
+  expect(cache.update(nodes[2], out)).toBe(false);
+  return { nodes, cache, out };
 }
 
 /** How many times `update` composes before it answers from the flags (at most 100). */
@@ -136,12 +135,7 @@ describe("WorldMatrixCache", () => {
 
   describe.each(changes)("sees %s", (_name, change) => {
     it("composes again, and again until the flags are clear, then rests", () => {
-      const nodes = chain();
-      renderChain(nodes);
-      const cache = new WorldMatrixCache();
-      const out = new Float64Array(16);
-      cache.update(nodes[2], out);
-      expect(cache.update(nodes[2], out)).toBe(false);
+      const { nodes, cache, out } = cachedChain();
       const before = Array.from(out);
       change(...nodes);
       expect(cache.update(nodes[2], out)).toBe(true);
@@ -196,24 +190,14 @@ describe("WorldMatrixCache", () => {
   });
 
   it("notices a billboard switched on after the chain was cached (Babylon does not flag it)", () => {
-    const nodes = chain();
-    renderChain(nodes);
-    const cache = new WorldMatrixCache();
-    const out = new Float64Array(16);
-    cache.update(nodes[2], out);
-    expect(cache.update(nodes[2], out)).toBe(false);
+    const { nodes, cache, out } = cachedChain();
     nodes[1].billboardMode = TransformNode.BILLBOARDMODE_ALL;
     expect(cache.update(nodes[2], out)).toBe(true);
     expectFresh(nodes[2], out);
   });
 
   it("notices a pivot given to an ancestor after the chain was cached", () => {
-    const nodes = chain();
-    renderChain(nodes);
-    const cache = new WorldMatrixCache();
-    const out = new Float64Array(16);
-    cache.update(nodes[2], out);
-    expect(cache.update(nodes[2], out)).toBe(false);
+    const { nodes, cache, out } = cachedChain();
     const before = Array.from(out);
     nodes[0].setPivotMatrix(Matrix.Translation(0.5, 0, 0), false);
     expect(cache.update(nodes[2], out)).toBe(true);
@@ -233,11 +217,7 @@ describe("WorldMatrixCache", () => {
   });
 
   it("switching to another node composes that node's matrix", () => {
-    const nodes = chain();
-    renderChain(nodes);
-    const cache = new WorldMatrixCache();
-    const out = new Float64Array(16);
-    cache.update(nodes[2], out);
+    const { nodes, cache, out } = cachedChain();
     expect(cache.update(nodes[1], out)).toBe(true);
     expectFresh(nodes[1], out);
     cache.invalidate();
@@ -249,20 +229,7 @@ describe("PoseReader's model root", () => {
   it("follows a root moved in place after Babylon computed it, in the same render id", () => {
     const model = new TransformNode("model", scene);
     model.rotationQuaternion = Quaternion.RotationAxis(Vector3.Up(), 1.3);
-    const skeleton = new Skeleton("s", "s", scene);
-    let parent: Bone | null = null;
-    const nodes: TransformNode[] = [];
-    for (let i = 0; i < 3; i++) {
-      const node = new TransformNode(`j${i}`, scene);
-      node.parent = i === 0 ? model : nodes[i - 1];
-      node.position.set(0, 1, 0.2 * i);
-      parent = new Bone(node.name, skeleton, parent);
-      parent.linkTransformNode(node);
-      nodes.push(node);
-    }
-    const mesh = new Mesh("body", scene);
-    mesh.parent = model;
-    mesh.skeleton = skeleton;
+    const nodes = linkedJointChain(scene, model);
     const reader = new PoseReader(buildSkeletonRig(model));
     const fk = new Vector3();
     for (let frame = 0; frame < 4; frame++) {
@@ -273,6 +240,7 @@ describe("PoseReader's model root", () => {
         model.rotationQuaternion.multiplyInPlace(Quaternion.RotationAxis(Vector3.Right(), 0.2));
         reader.read();
       }
+      model.computeWorldMatrix(true);
       for (const [j, node] of nodes.entries()) {
         const expected = node.computeWorldMatrix(true).getTranslation();
         expect(Vector3.Distance(reader.getWorldPositionToRef(j, fk), expected)).toBeLessThan(1e-5);
