@@ -998,13 +998,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
         const valid =
           rotation !== null
             ? quaternionRotationToModel(rotation, w2m, mirrored, c.orientations, 4 * e)
-            : nodeRotationToModel(
-                entry.binding.source as TransformNode,
-                w2m,
-                mirrored,
-                c.orientations,
-                4 * e,
-              );
+            : nodeRotationToModel(entry.binding.readWorldMatrix()!, w2m, mirrored, c.orientations, 4 * e);
         c.orientationValid[e] = valid ? 1 : 0;
       }
     }

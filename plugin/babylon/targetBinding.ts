@@ -1,7 +1,7 @@
 import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { FabrikError } from "../solver/errors.js";
 import type { Vector3Like } from "./poseReader.js";
-import { composeWorldMatrix } from "./worldMatrix.js";
+import { WorldMatrixCache } from "./worldMatrixCache.js";
 
 /** Anything with readable x y z w, such as a Babylon `Quaternion`. */
 export type QuaternionLike = {
@@ -29,10 +29,18 @@ const KIND_FUNCTION = 2;
  * than repeated type tests.
  */
 export class TargetBinding {
+  /** A node source's world matrix and what keeps it (null for the other kinds). */
+  private readonly _worldMatrix: Float64Array | null;
+  private readonly _worldMatrixCache: WorldMatrixCache | null;
+
   private constructor(
     readonly source: TargetSource,
     private readonly _kind: number,
-  ) {}
+  ) {
+    const isNode = _kind === KIND_NODE;
+    this._worldMatrix = isNode ? new Float64Array(16) : null;
+    this._worldMatrixCache = isNode ? new WorldMatrixCache() : null;
+  }
 
   /**
    * Checks a source and binds it. A Vector3 (and a node's current position) must be finite now; a function
@@ -75,13 +83,26 @@ export class TargetBinding {
   }
 
   /**
+   * A node source's world matrix now (Babylon's `Matrix.m` layout; null for a point or a function), composed
+   * from the local transforms up the parent chain rather than taken from Babylon's per-render cache, which
+   * misses in-place changes made since it was last computed (a target parented to a joint the animation just
+   * moved). A node and parents that did not move since cost a few flag reads (`WorldMatrixCache`).
+   */
+  readWorldMatrix(): Float64Array | null {
+    const m = this._worldMatrix;
+    if (m === null) return null;
+    this._worldMatrixCache!.update(this.source as TransformNode, m);
+    return m;
+  }
+
+  /**
    * Writes the world position to `out[o..o+2]`; returns false when it is not finite (a function that
    * returned NaN or nothing, a node gone singular), so the caller can skip the target for this frame.
    */
   readWorld(out: Float64Array, o: number): boolean {
     const kind = this._kind;
     if (kind === KIND_NODE) {
-      const m = readNodeWorldMatrix(this.source as TransformNode, nodeMatrix, 0);
+      const m = this.readWorldMatrix()!;
       out[o] = m[12];
       out[o + 1] = m[13];
       out[o + 2] = m[14];
@@ -99,24 +120,7 @@ export class TargetBinding {
   }
 }
 
-const nodeMatrix = new Float64Array(16);
-const composed = new Float64Array(16);
 const createScratch = new Float64Array(3);
-
-/**
- * A node's world matrix into `out[o..o+15]` (Babylon's `Matrix.m` layout), composed from the local
- * transforms up the parent chain rather than taken from Babylon's per-render cache, which misses in-place
- * changes made since it was last computed (a target parented to a joint the animation just moved).
- */
-export function readNodeWorldMatrix(node: TransformNode, out: Float64Array, o: number): Float64Array {
-  if (composeWorldMatrix(node, composed)) {
-    for (let i = 0; i < 16; i++) out[o + i] = composed[i];
-  } else {
-    const m = node.computeWorldMatrix(true).m;
-    for (let i = 0; i < 16; i++) out[o + i] = m[i];
-  }
-  return out;
-}
 
 export function isVectorLike(value: unknown): value is Vector3Like {
   if (value === null || typeof value !== "object") return false;

@@ -1,5 +1,4 @@
-import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
-import { readNodeWorldMatrix, type QuaternionLike } from "./targetBinding.js";
+import type { QuaternionLike } from "./targetBinding.js";
 
 /*
  * World rotations of targets, brought into model space for an effector to take on.
@@ -13,21 +12,20 @@ import { readNodeWorldMatrix, type QuaternionLike } from "./targetBinding.js";
  */
 
 const rows = new Float64Array(9);
-const matrix = new Float64Array(16);
 
 /**
  * The model-space orientation (unit quaternion into `out[o..o+3]`) that gives an effector the world rotation
- * of `node`. `worldToModel` is the model root's inverse world matrix, `modelMirrored` whether the model root's
- * world matrix is a reflection. Returns false when the node's frame is degenerate (scaled to zero, NaN).
+ * of a node whose world matrix is `m` (Babylon's `Matrix.m` layout). `worldToModel` is the model root's
+ * inverse world matrix, `modelMirrored` whether the model root's world matrix is a reflection. Returns false
+ * when the node's frame is degenerate (scaled to zero, NaN).
  */
 export function nodeRotationToModel(
-  node: TransformNode,
+  m: Float64Array,
   worldToModel: Float64Array,
   modelMirrored: boolean,
   out: Float64Array,
   o: number,
 ): boolean {
-  const m = readNodeWorldMatrix(node, matrix, 0);
   for (let r = 0; r < 3; r++) {
     rows[3 * r] = m[4 * r];
     rows[3 * r + 1] = m[4 * r + 1];

@@ -328,6 +328,52 @@ describe.each([mannequin, robot].filter((c) => !noteIfMissing(c)))("matchOrienta
     targets.dispose();
   });
 
+  it("follows a node target through its parent, moved in place after resting, frame after frame", () => {
+    // The pose holds still, so two fixed points stay reachable: the animated hand, and a point 10 % of the
+    // chain away from it.
+    for (const group of loaded.scene.animationGroups) group.pause();
+    const ik = attach(loaded, { limits: "none" });
+    const hand = ik.jointIndex("leftHand");
+    const reader = new PoseReader(ik.rig!);
+    const atHand = reader.getWorldPositionToRef(hand, new Vector3());
+    const targets = new ReachableTargets(loaded.scene, ik, [{ joint: "leftHand" }]);
+    const aside = targets.points[0].clone();
+    targets.dispose();
+    // A mesh (a door handle, say): every render computes its world matrix and its parent's, clearing their flags.
+    const holder = new TransformNode("holder", loaded.scene);
+    const grip = new Mesh("grip", loaded.scene);
+    grip.parent = holder;
+    grip.position.set(0.01, 0, 0);
+    holder.position.copyFrom(aside).subtractInPlace(grip.position);
+    ik.setTarget("leftHand", grip);
+    const misses: string[] = [];
+    let frame = 0;
+    loaded.scene.onAfterRenderObservable.add(
+      () => {
+        reader.read();
+        const reached = babylonWorldPositions(loaded.scene, ik.rig!.nodes)[hand];
+        // Not asked of Babylon, which would clear the flags the behavior reads (holder is unrotated, unscaled).
+        const wanted = holder.position.add(grip.position);
+        const tolerance = ik.tolerance * ik.modelSize * worldScale(reader) * 1.001;
+        const r = Vector3.Distance(reached, wanted);
+        if (r > tolerance) misses.push(`frame ${frame}: ${r} > ${tolerance}`);
+      },
+      undefined,
+      true,
+    );
+    // Each move comes after a render (which cleared Babylon's flags) and after 20 frames at rest (long enough
+    // for the behavior to keep the target's matrix): in place, then in place and computed by Babylon.
+    for (; frame < 60; frame++) {
+      loaded.scene.render();
+      if (frame === 20) holder.position.copyFrom(atHand).subtractInPlace(grip.position);
+      if (frame === 40) {
+        holder.position.copyFrom(aside).subtractInPlace(grip.position);
+        holder.computeWorldMatrix(true);
+      }
+    }
+    expect(misses).toEqual([]);
+  });
+
   it("takes a rotation given as an option, and keeps it within the wrist's limits", () => {
     const ik = attach(loaded, { limits: "none" });
     const targets = new ReachableTargets(loaded.scene, ik, [{ joint: "leftHand" }]);
