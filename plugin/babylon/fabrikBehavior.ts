@@ -66,7 +66,8 @@ export interface FabrikBehaviorOptions {
    * `onBeforeRender` observers are seen in the same frame if those observers were added before the behavior
    * was attached (or with `insertFirst`), else one frame late.
    * `"afterAnimations"`: solve in `scene.onAfterAnimationsObservable`, straight after the animations (once per
-   * lockstep substep in deterministic lockstep mode; not at all when animations are skipped).
+   * lockstep substep in deterministic lockstep mode, each step starting from the animated pose again; not at
+   * all when animations are skipped).
    */
   stage?: FabrikStage;
   /** An effector within this fraction of the rig's size (model space) counts as reached. Default 1e-3. */
@@ -294,8 +295,10 @@ export class FabrikBehavior implements Behavior<TransformNode> {
 
   private _stageObserver: Nullable<Observer<Scene>> = null;
   private _restoreObserver: Nullable<Observer<Scene>> = null;
+  private _stepObserver: Nullable<Observer<Scene>> = null;
   private readonly _onStage = (): void => this._update();
   private readonly _onAfterRender = (): void => this._restore();
+  private readonly _onBeforeStep = (): void => this._restoreUntouched();
 
   constructor(options: FabrikBehaviorOptions = {}) {
     if (options === null || typeof options !== "object") {
@@ -549,6 +552,11 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     // order the second would restore the first's output, which a joint with no channel would keep as its
     // pose. Helpers, whose writes come before the solve and whose restores are added later, come after.
     this._restoreObserver = scene.onAfterRenderObservable.add(this._onAfterRender, undefined, true);
+    // Under a deterministic lockstep engine each step animates and then solves at this stage, with no render
+    // between steps: the restore runs before each step, inserted first for the same reverse order.
+    if (this._stage === "afterAnimations") {
+      this._stepObserver = scene.onBeforeStepObservable.add(this._onBeforeStep, undefined, true);
+    }
     this.attachedNode = node;
     this._uninstallInspector = installInspectorProperties(this);
   }
@@ -561,8 +569,10 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     this._restore();
     this._stageObserver?.remove();
     this._restoreObserver?.remove();
+    this._stepObserver?.remove();
     this._stageObserver = null;
     this._restoreObserver = null;
+    this._stepObserver = null;
     this._rig = null;
     this._solverRig = null;
     this._reader = null;
@@ -938,12 +948,19 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     if (compiled !== null && compiled.writer.snapshot.held) compiled.writer.snapshot.restore();
   }
 
+  /** Like {@link _restore}, but a joint the animation has written since keeps its fresh value. */
+  private _restoreUntouched(): void {
+    const compiled = this._compiled;
+    if (compiled !== null && compiled.writer.snapshot.held) compiled.writer.snapshot.restoreUntouched();
+  }
+
   /** One frame: read the animated pose, solve, write back. Allocates nothing. */
   private _update(): void {
     const c = this._compiled;
     if (c === null) return;
     const snapshot = c.writer.snapshot;
-    // Normally restored after rendering; a second solve before any render (lockstep substeps) gets here first.
+    // Normally restored after rendering, or before a lockstep step; a second solve with neither in between
+    // (stages driven by hand) gets here first.
     if (snapshot.held) snapshot.restoreUntouched();
     if (!this.enabled || !(this._weight > 0)) return;
     const reader = this._reader!;

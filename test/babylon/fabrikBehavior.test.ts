@@ -22,6 +22,7 @@ function observerCounts(scene: Scene): number[] {
     scene.onBeforeRenderObservable,
     scene.onAfterRenderObservable,
     scene.onAfterAnimationsObservable,
+    scene.onBeforeStepObservable,
   ].map((o) => o.observers.length);
 }
 
@@ -166,7 +167,7 @@ describe.skipIf(!mannequin.present)("FabrikBehavior lifecycle (mannequin)", () =
     ik.detach(); // idempotent
     await nextTick();
     // The test's own observer is the one extra on onBeforeRender.
-    expect(observerCounts(scene)).toEqual([counts[0] + 1, counts[1], counts[2]]);
+    expect(observerCounts(scene)).toEqual([counts[0] + 1, counts[1], counts[2], counts[3]]);
 
     const other = new FabrikBehavior({ stage: "afterAnimations" });
     for (let i = 0; i < 1000; i++) {
@@ -175,7 +176,7 @@ describe.skipIf(!mannequin.present)("FabrikBehavior lifecycle (mannequin)", () =
       loaded.root.removeBehavior(other);
     }
     await nextTick();
-    expect(observerCounts(scene)).toEqual([counts[0] + 1, counts[1], counts[2]]);
+    expect(observerCounts(scene)).toEqual([counts[0] + 1, counts[1], counts[2], counts[3]]);
   });
 
   it("refuses a second node while attached, and accepts the same node again", () => {
@@ -232,6 +233,38 @@ describe.skipIf(!mannequin.present)("FabrikBehavior lifecycle (mannequin)", () =
     for (let i = 0; i < 3; i++) loaded.scene.render();
     expect(captureLocals(rig.nodes)).toEqual(before);
     // Detaching leaves the pose as the animation had it.
+    first.detach();
+    second.detach();
+    expect(captureLocals(rig.nodes)).toEqual(before);
+  });
+
+  it("two behaviors writing the same joints leave no drift over lockstep substeps either", () => {
+    // At the afterAnimations stage each lockstep step solves, with no render between steps. The clip is paused,
+    // so nothing re-animates the joints between steps: what the restore before a step leaves is its start.
+    loaded.scene.animationGroups[0].pause();
+    const first = attach(loaded, { limits: "none", stage: "afterAnimations" });
+    const second = new FabrikBehavior({ limits: "none", stage: "afterAnimations" });
+    loaded.root.addBehavior(second, true);
+    const rig = first.rig!;
+    const before = captureLocals(rig.nodes);
+    const target = handTarget(loaded, first);
+    first.setTarget("leftHand", target);
+    second.setTarget("leftHand", target.add(new Vector3(0, 0.05, 0)));
+    const solved: Float64Array[] = [];
+    second.onSolvedObservable.add(() => solved.push(captureLocals(rig.nodes)));
+    const scene = loaded.scene;
+    for (let frame = 0; frame < 3; frame++) {
+      // What Scene.animate does per step under a deterministic lockstep engine, three steps in this frame.
+      for (let step = 0; step < 3; step++) {
+        scene.onBeforeStepObservable.notifyObservers(scene);
+        scene.onAfterAnimationsObservable.notifyObservers(scene);
+      }
+      scene.onBeforeRenderObservable.notifyObservers(scene);
+      scene.onAfterRenderObservable.notifyObservers(scene);
+      expect(captureLocals(rig.nodes)).toEqual(before);
+    }
+    expect(solved.length).toBe(9);
+    for (const pose of solved) expect(pose).toEqual(solved[0]);
     first.detach();
     second.detach();
     expect(captureLocals(rig.nodes)).toEqual(before);
