@@ -219,10 +219,13 @@ async function main(): Promise<{ lines: string[]; runs: Run[] }> {
   }
   const loadSeconds = (performance.now() - loadStart) / 1000;
   for (let i = 0; i < 3; i++) scene.animate();
-  // What the first render does to the hierarchy (see the top of the file).
-  scene.incrementRenderId();
-  for (const node of scene.transformNodes) node.computeWorldMatrix();
-  for (const mesh of scene.meshes) mesh.computeWorldMatrix();
+  /** What a render does to the hierarchy (see the top of the file); again after moved roots were put back. */
+  const computeWorldMatrices = () => {
+    scene.incrementRenderId();
+    for (const node of scene.transformNodes) node.computeWorldMatrix();
+    for (const mesh of scene.meshes) mesh.computeWorldMatrix();
+  };
+  computeWorldMatrices();
 
   /** Model roots sway along x, in place (Babylon flags the change), by up to 0.3 units. */
   const moveRoots = (characters: readonly Character[], f: number) => {
@@ -246,7 +249,7 @@ async function main(): Promise<{ lines: string[]; runs: Run[] }> {
   const rounds: Omit<Run, "roundMs">[] = [];
   for (const count of [1, 10, 100]) {
     // At 100 characters a frame is bound by memory, whose speed drifts on a shared machine: each
-    // configuration is measured in ROUNDS rounds, alternating with the other, and the median round counts
+    // configuration is measured in ROUNDS rounds, alternating with the others, and the median round counts
     // (the spread is printed beside it).
     for (let round = 0; round < (count === 100 ? ROUNDS : 1); round++)
       for (const [label, options, moving] of [
@@ -406,6 +409,8 @@ async function main(): Promise<{ lines: string[]; runs: Run[] }> {
           c.ik = null;
           c.reader = null;
         }
+        // The next configuration's roots stand still: as after a render, their flags are clear again.
+        if (moving) computeWorldMatrices();
       }
   }
   engine.dispose();
