@@ -1015,7 +1015,14 @@ export class FabrikBehavior implements Behavior<TransformNode> {
         const valid =
           rotation !== null
             ? quaternionRotationToModel(rotation, w2m, mirrored, c.orientations, 4 * e)
-            : nodeRotationToModel(entry.binding.readWorldMatrix()!, w2m, mirrored, c.orientations, 4 * e);
+            : nodeRotationToModel(
+                // readWorld above has just brought it up to date when the target is weighted.
+                entry.weight > 0 ? entry.binding.lastWorldMatrix! : entry.binding.readWorldMatrix()!,
+                w2m,
+                mirrored,
+                c.orientations,
+                4 * e,
+              );
         c.orientationValid[e] = valid ? 1 : 0;
       }
     }

@@ -82,6 +82,11 @@ export class TargetBinding {
     return this._kind === KIND_NODE;
   }
 
+  /** A node source's world matrix as the last {@link readWorld} or {@link readWorldMatrix} left it (else null). */
+  get lastWorldMatrix(): Float64Array | null {
+    return this._worldMatrix;
+  }
+
   /**
    * A node source's world matrix now (Babylon's `Matrix.m` layout; null for a point or a function), composed
    * from the local transforms up the parent chain rather than taken from Babylon's per-render cache, which

@@ -2,7 +2,7 @@ import { Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import type { Scene } from "@babylonjs/core/scene.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FabrikBehavior } from "../../plugin/babylon/fabrikBehavior.js";
+import { FabrikBehavior, type FabrikStage } from "../../plugin/babylon/fabrikBehavior.js";
 import { findSkinnedMeshes } from "../../plugin/babylon/skeletonGroups.js";
 import { FabrikError } from "../../plugin/solver/errors.js";
 import { OWN_CHARACTERS, loadCharacter, type Loaded } from "./characters.js";
@@ -217,19 +217,28 @@ describe.skipIf(!mannequin.present)("FabrikBehavior lifecycle (mannequin)", () =
     for (const pose of poses) expect(pose).toEqual(poses[0]);
   });
 
-  it("two behaviors writing the same joints leave no drift: the last to write restores first", () => {
-    // With the clip paused no joint is re-animated, so whatever a restore leaves is the next frame's start.
-    // Each behavior restores what it captured; restored in the order they wrote, the second would put back
-    // the first one's output, and both would start the next frame from it.
+  /**
+   * The clip paused, and two behaviors at `stage` reaching for the left hand 5 cm apart (so both write the arm):
+   * with nothing re-animated, whatever a restore leaves is the next solve's start. `before` is the pose then.
+   */
+  function twoBehaviorsOnOneHand(stage: FabrikStage) {
     loaded.scene.animationGroups[0].pause();
-    const first = attach(loaded, { limits: "none" });
-    const second = new FabrikBehavior({ limits: "none" });
+    const first = attach(loaded, { limits: "none", stage });
+    const second = new FabrikBehavior({ limits: "none", stage });
     loaded.root.addBehavior(second, true);
     const rig = first.rig!;
     const before = captureLocals(rig.nodes);
     const target = handTarget(loaded, first);
     first.setTarget("leftHand", target);
     second.setTarget("leftHand", target.add(new Vector3(0, 0.05, 0)));
+    return { first, second, rig, before };
+  }
+
+  it("two behaviors writing the same joints leave no drift: the last to write restores first", () => {
+    // With the clip paused no joint is re-animated, so whatever a restore leaves is the next frame's start.
+    // Each behavior restores what it captured; restored in the order they wrote, the second would put back
+    // the first one's output, and both would start the next frame from it.
+    const { first, second, rig, before } = twoBehaviorsOnOneHand("beforeRender");
     for (let i = 0; i < 3; i++) loaded.scene.render();
     expect(captureLocals(rig.nodes)).toEqual(before);
     // Detaching leaves the pose as the animation had it.
@@ -241,15 +250,7 @@ describe.skipIf(!mannequin.present)("FabrikBehavior lifecycle (mannequin)", () =
   it("two behaviors writing the same joints leave no drift over lockstep substeps either", () => {
     // At the afterAnimations stage each lockstep step solves, with no render between steps. The clip is paused,
     // so nothing re-animates the joints between steps: what the restore before a step leaves is its start.
-    loaded.scene.animationGroups[0].pause();
-    const first = attach(loaded, { limits: "none", stage: "afterAnimations" });
-    const second = new FabrikBehavior({ limits: "none", stage: "afterAnimations" });
-    loaded.root.addBehavior(second, true);
-    const rig = first.rig!;
-    const before = captureLocals(rig.nodes);
-    const target = handTarget(loaded, first);
-    first.setTarget("leftHand", target);
-    second.setTarget("leftHand", target.add(new Vector3(0, 0.05, 0)));
+    const { first, second, rig, before } = twoBehaviorsOnOneHand("afterAnimations");
     const solved: Float64Array[] = [];
     second.onSolvedObservable.add(() => solved.push(captureLocals(rig.nodes)));
     const scene = loaded.scene;
