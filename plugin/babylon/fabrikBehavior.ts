@@ -26,7 +26,7 @@ import {
 } from "../solver/plan.js";
 import type { Pose } from "../solver/pose.js";
 import { createRig, type Rig } from "../solver/rig.js";
-import { shareLimits, shareRig } from "./sharedRigData.js";
+import { shareLimits, shareRig, sharedWorkspace } from "./sharedRigData.js";
 import { discoverEndEffectors, type EndEffectorInfo } from "./endEffectors.js";
 import { fitLimitsToAnimations } from "./animationLimits.js";
 import { humanoidLimitPreset } from "./humanoidLimits.js";
@@ -889,6 +889,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
           limits: this._limits!,
           // Only rotations are written back: joints below the chains keep their local rotations anyway.
           passiveJoints: "carriers",
+          workspace: sharedWorkspace(solverRig),
         });
       } catch (error) {
         if (error instanceof FabrikError) {

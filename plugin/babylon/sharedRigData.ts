@@ -1,5 +1,6 @@
 import { markJointLimitsShared, type JointLimits } from "../solver/limits.js";
 import type { Rig } from "../solver/rig.js";
+import { createSolveWorkspace, type SolveWorkspace } from "../solver/workspace.js";
 
 /*
  * A crowd is mostly copies of a few models: each copy's behavior builds a solver rig and a limit set that
@@ -12,6 +13,7 @@ import type { Rig } from "../solver/rig.js";
 
 const rigs = new Map<string, WeakRef<Rig>>();
 const limitSets = new WeakMap<Rig, Map<string, WeakRef<JointLimits>>>();
+const workspaces = new WeakMap<Rig, SolveWorkspace>();
 const forgetting = new FinalizationRegistry<() => void>((forget) => forget());
 
 /** The rig already in use with the same joints, names and rest pose as `rig`, or `rig` itself. */
@@ -42,6 +44,16 @@ export function shareLimits(limits: JointLimits): JointLimits {
   const shared = intern(sets, parts.join("|"), limits);
   markJointLimitsShared(shared);
   return shared;
+}
+
+/**
+ * The one solve workspace of every plan compiled for `rig` (see SolveWorkspace). Behaviors solve one at a
+ * time, and nothing runs inside a solve that could start another, so they can all work in one.
+ */
+export function sharedWorkspace(rig: Rig): SolveWorkspace {
+  let workspace = workspaces.get(rig);
+  if (workspace === undefined) workspaces.set(rig, (workspace = createSolveWorkspace(rig.jointCount)));
+  return workspace;
 }
 
 function intern<T extends object>(map: Map<string, WeakRef<T>>, key: string, value: T): T {

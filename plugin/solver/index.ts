@@ -27,4 +27,5 @@ export {
   type SolvePlan,
   type SolveReport,
 } from "./plan.js";
+export { createSolveWorkspace, type SolveWorkspace } from "./workspace.js";
 export { solvePlan, DEFAULT_MAX_ITERATIONS, DEFAULT_TOLERANCE, type SolveSettings } from "./fabrik.js";

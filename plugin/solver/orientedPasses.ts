@@ -95,6 +95,10 @@ export function backwardPassOriented(
   const { rotatingIndex, boneLength, localOffset, inputLocal, temp } = plan.scratch;
   const onLimit = plan.report.onLimit;
   const flags = limits.flags;
+  // All four: the workspace may hold anything from another plan's solve (see SolveWorkspace).
+  temp[ID] = 0;
+  temp[ID + 1] = 0;
+  temp[ID + 2] = 0;
   temp[ID + 3] = 1;
   for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++) {
     const r = rotatingJoints[ri];

@@ -2,6 +2,7 @@ import { FabrikError, describeJoint } from "./errors.js";
 import { createJointLimits, type JointLimits } from "./limits.js";
 import { packTypedArrays } from "./packArrays.js";
 import { findJoint, type Rig } from "./rig.js";
+import { checkWorkspace, createSolveWorkspace, type SolveWorkspace } from "./workspace.js";
 
 /** One end effector: a joint that is pulled toward a target. */
 export interface EffectorSpec {
@@ -35,6 +36,12 @@ export interface PlanOptions {
    * keep their local rotations anyway, and carrying them was a third of the solve on a humanoid.
    */
   passiveJoints?: "all" | "carriers";
+  /**
+   * Where solves of this plan do their work: by default a workspace of its own. Plans of rigs with the same
+   * joint count that are solved one after another (never one inside another) can share one, made by
+   * `createSolveWorkspace`; a crowd of one character then keeps a single workspace in cache.
+   */
+  workspace?: SolveWorkspace;
 }
 
 /** A path of active joints between two structural points (a base or sub-base, and an effector or sub-base). */
@@ -131,7 +138,11 @@ export interface SolveReport {
   readonly onLimit: Uint8Array;
 }
 
-export interface PlanScratch {
+/**
+ * What the solver keeps per plan (the first group: derived from the plan and its weights) and the workspace
+ * it solves in (the rest: the plan's `workspace` option, shared by other plans when that was given).
+ */
+export interface PlanScratch extends SolveWorkspace {
   /** Effector index per joint, or -1. */
   readonly effectorOf: Int32Array;
   /** 1 for joints the solver moves. */
@@ -140,27 +151,10 @@ export interface PlanScratch {
   readonly rotatingIndex: Int32Array;
   /** Sum of effector weights in each active joint's subtree: its pull in a parent's centroid. */
   readonly branchWeight: Float64Array;
-  /** Bone length to the parent, measured from the input pose at the start of each solve. */
-  readonly boneLength: Float64Array;
-  /** Unit bone direction (parent to joint) of the input pose: the fallback when a direction degenerates. */
-  readonly inputDirection: Float64Array;
-  /** Offset of each joint in its parent's frame, and its local rotation, from the input pose. */
-  readonly localOffset: Float64Array;
-  readonly inputLocal: Float64Array;
-  /** Local rotations of the moment, for carrying a subtree along after one joint turns. */
-  readonly currentLocal: Float64Array;
   /** 1 for components that moved in this solve (their passive joints follow). */
   readonly componentMoved: Uint8Array;
   /** 1 for components solved with the oriented passes this solve (limits or branches). */
   readonly componentOriented: Uint8Array;
-  /** Position, orientation and on-limit copies of the best pose, for the lock escape to fall back on. */
-  readonly savedPositions: Float64Array;
-  readonly savedOrientations: Float64Array;
-  readonly savedOnLimit: Uint8Array;
-  /** Temporaries for quaternion maths. */
-  readonly temp: Float64Array;
-  /** Per-solve numbers (tolerance, residuals...), kept here so they are never boxed on the way to helpers. */
-  readonly numbers: Float64Array;
 }
 
 /** Compiles the plan for a set of effectors. Throws a {@link FabrikError} naming the effector or joint at fault. */
@@ -172,6 +166,7 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
   }
   const limits = options.limits ?? createJointLimits(rig);
   checkLimitsRig(limits, rig);
+  if (options.workspace !== undefined) checkWorkspace(options.workspace, n);
   const pinned = new Uint8Array(n);
   const pinnedList = options.pinned ?? [];
   if (!Array.isArray(pinnedList))
@@ -429,24 +424,8 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
     effectorChainStart,
     activeIndex,
     subtreeEnd,
-    scratch: {
-      effectorOf,
-      movable,
-      rotatingIndex,
-      branchWeight: new Float64Array(n),
-      boneLength: new Float64Array(n),
-      inputDirection: new Float64Array(3 * n),
-      localOffset: new Float64Array(3 * n),
-      inputLocal: new Float64Array(4 * n),
-      currentLocal: new Float64Array(4 * n),
-      componentMoved: new Uint8Array(componentCount),
-      componentOriented: new Uint8Array(componentCount),
-      savedPositions: new Float64Array(3 * n),
-      savedOrientations: new Float64Array(4 * n),
-      savedOnLimit: new Uint8Array(n),
-      temp: new Float64Array(64),
-      numbers: new Float64Array(8),
-    },
+    // Set below, once the plan's own arrays are packed: the workspace's must not be moved into its block.
+    scratch: null as unknown as PlanScratch,
     report: {
       iterations: 0,
       converged: true,
@@ -456,8 +435,36 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
       onLimit: new Uint8Array(n),
     },
   };
+  const own = {
+    effectorOf,
+    movable,
+    rotatingIndex,
+    branchWeight: new Float64Array(n),
+    componentMoved: new Uint8Array(componentCount),
+    componentOriented: new Uint8Array(componentCount),
+  };
+  packTypedArrays(plan, own, plan.report, ...plan.chains);
+  const workspace = options.workspace ?? createSolveWorkspace(n);
+  (plan as { scratch: PlanScratch }).scratch = {
+    effectorOf: own.effectorOf,
+    movable: own.movable,
+    rotatingIndex: own.rotatingIndex,
+    branchWeight: own.branchWeight,
+    componentMoved: own.componentMoved,
+    componentOriented: own.componentOriented,
+    jointCount: workspace.jointCount,
+    boneLength: workspace.boneLength,
+    inputDirection: workspace.inputDirection,
+    localOffset: workspace.localOffset,
+    inputLocal: workspace.inputLocal,
+    currentLocal: workspace.currentLocal,
+    savedPositions: workspace.savedPositions,
+    savedOrientations: workspace.savedOrientations,
+    savedOnLimit: workspace.savedOnLimit,
+    temp: workspace.temp,
+    numbers: workspace.numbers,
+  };
   updateBranchWeights(plan);
-  packTypedArrays(plan, plan.scratch, plan.report, ...plan.chains);
   return plan;
 }
 

@@ -16,10 +16,11 @@ afterEach(() => {
 });
 
 /** A copy of the mannequin in a scene of its own, playing its first clip, with a behavior attached. */
-async function copy(options = {}): Promise<{ loaded: Loaded; ik: FabrikBehavior }> {
+async function copy(options = {}, animated = true): Promise<{ loaded: Loaded; ik: FabrikBehavior }> {
   const loaded = await loadCharacter(mannequin);
   scenes.push(loaded);
-  playFirstAnimation(loaded.scene);
+  if (animated) playFirstAnimation(loaded.scene);
+  else for (const group of loaded.scene.animationGroups) group.stop();
   loaded.scene.render();
   return { loaded, ik: attach(loaded, options) };
 }
@@ -43,6 +44,27 @@ describe("copies of one model share their solver rig and limits", () => {
     expect(free.ik.solverRig).toBe(a.ik.solverRig);
     expect(free.ik.limits).not.toBe(a.ik.limits);
     expect(free.ik.limits!.specs.every((s) => s === undefined)).toBe(true);
+  });
+
+  it("copies solve in one workspace, each as it would alone; another model has its own", async () => {
+    // Standing still (every clip stopped), so every frame of a copy solves the same problem and writes the same.
+    const a = await copy({}, false),
+      b = await copy({ limits: "none" }, false);
+    a.ik.setTarget("leftHand", new Vector3(0.3, 1.6, 0.4));
+    b.ik.setTarget("leftHand", new Vector3(-0.4, 0.9, 0.3));
+    b.ik.setTarget("rightFoot", new Vector3(-0.1, 0.2, 0.3));
+    expect(b.ik.plan!.scratch.boneLength).toBe(a.ik.plan!.scratch.boneLength);
+    const alone = solvedLocals(a.loaded, a.ik);
+    const other = solvedLocals(b.loaded, b.ik);
+    expect(solvedLocals(a.loaded, a.ik)).toEqual(alone);
+    expect(solvedLocals(b.loaded, b.ik)).toEqual(other);
+    expect(other).not.toEqual(alone);
+
+    const creature = await loadCharacter(OWN_CHARACTERS.find((c) => c.folder === "creature")!);
+    scenes.push(creature);
+    const ik = attach(creature, {});
+    ik.setTarget(ik.effectors[0].joint, new Vector3(0, 1, 0));
+    expect(ik.plan!.scratch.boneLength).not.toBe(a.ik.plan!.scratch.boneLength);
   });
 
   it("a shared set refuses direct edits, naming the joint, and changes nothing", async () => {

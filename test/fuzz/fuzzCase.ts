@@ -722,7 +722,7 @@ function solveFault(
   }
 }
 
-interface SolveContext {
+export interface SolveContext {
   readonly rig: Rig;
   readonly limits: JointLimits;
   readonly plan: SolvePlan;
@@ -955,7 +955,7 @@ function localRotationChange(rig: Rig, a: Pose, b: Pose, j: number): number {
 }
 
 /** Targets for the plan's effectors, one kind per effector: reachable, far, on a joint, at the root, in a ball. */
-function generateTargets(rand: Rand, context: SolveContext, pose: Pose): Float64Array {
+export function generateTargets(rand: Rand, context: SolveContext, pose: Pose): Float64Array {
   const { rig, limits, plan } = context;
   const m = plan.effectorCount;
   const targets = new Float64Array(3 * m);
@@ -1007,7 +1007,12 @@ function generateTargets(rand: Rand, context: SolveContext, pose: Pose): Float64
 }
 
 /** Pole points: anywhere, on the target, on the chain's base, on the line between them, on the effector. */
-function generatePoles(rand: Rand, context: SolveContext, pose: Pose, targets: Float64Array): Float64Array {
+export function generatePoles(
+  rand: Rand,
+  context: SolveContext,
+  pose: Pose,
+  targets: Float64Array,
+): Float64Array {
   const { rig, plan } = context;
   const m = plan.effectorCount;
   const poles = new Float64Array(3 * m);

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { compilePlan, createJointLimits, createPose, solvePlan } from "../../plugin/index.js";
+import {
+  compilePlan,
+  createJointLimits,
+  createPose,
+  createSolveWorkspace,
+  solvePlan,
+} from "../../plugin/index.js";
 import { packTypedArrays } from "../../plugin/solver/packArrays.js";
 import { yTree } from "./fixtures.js";
 
@@ -44,17 +50,25 @@ describe("packTypedArrays", () => {
     expect(b.nothing).toBe(1);
   });
 
-  it("leaves a compiled plan, its limits and its rig each in one block, and they solve as before", () => {
+  it("leaves a compiled plan, its workspace, its limits and its rig each in one block, and they solve as before", () => {
     const rig = yTree();
     const limits = createJointLimits(rig);
     const plan = compilePlan(rig, {
       effectors: [{ joint: "left3" }, { joint: "right3" }],
       limits,
     });
+    const workspaceKeys = new Set(Object.keys(createSolveWorkspace(rig.jointCount)));
     const buffers = new Set<ArrayBufferLike>();
-    for (const holder of [plan, plan.scratch, plan.report])
-      for (const value of Object.values(holder)) if (ArrayBuffer.isView(value)) buffers.add(value.buffer);
+    const workspaceBuffers = new Set<ArrayBufferLike>();
+    for (const holder of [plan, plan.scratch, plan.report]) {
+      for (const [key, value] of Object.entries(holder)) {
+        if (!ArrayBuffer.isView(value)) continue;
+        (holder === plan.scratch && workspaceKeys.has(key) ? workspaceBuffers : buffers).add(value.buffer);
+      }
+    }
     expect(buffers.size).toBe(1);
+    expect(workspaceBuffers.size).toBe(1);
+    expect(workspaceBuffers.has([...buffers][0])).toBe(false);
     expect(
       new Set(
         Object.values(limits)
