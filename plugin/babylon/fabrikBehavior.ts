@@ -17,16 +17,10 @@ import {
   type JointLimits,
   type JointLimitSpec,
 } from "../solver/limits.js";
-import {
-  compilePlan,
-  setEffectorWeight,
-  setPlanLimits,
-  type SolvePlan,
-  type SolveReport,
-} from "../solver/plan.js";
+import { setEffectorWeight, setPlanLimits, type SolvePlan, type SolveReport } from "../solver/plan.js";
 import type { Pose } from "../solver/pose.js";
 import { createRig, type Rig } from "../solver/rig.js";
-import { shareLimits, shareRig, sharedWorkspace } from "./sharedRigData.js";
+import { compileSharedPlan, shareLimits, shareRig, sharedWorkspace } from "./sharedRigData.js";
 import { discoverEndEffectors, type EndEffectorInfo } from "./endEffectors.js";
 import { fitLimitsToAnimations } from "./animationLimits.js";
 import { humanoidLimitPreset } from "./humanoidLimits.js";
@@ -880,7 +874,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     if (entries.length > 0) {
       let plan: SolvePlan;
       try {
-        plan = compilePlan(solverRig, {
+        plan = compileSharedPlan(solverRig, {
           effectors: entries.map((e) => ({
             joint: e.joint,
             chainLength: e.chainLength,

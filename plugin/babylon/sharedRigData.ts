@@ -1,4 +1,5 @@
 import { markJointLimitsShared, type JointLimits } from "../solver/limits.js";
+import { compilePlan, type PlanOptions, type SolvePlan } from "../solver/plan.js";
 import type { Rig } from "../solver/rig.js";
 import { createSolveWorkspace, type SolveWorkspace } from "../solver/workspace.js";
 
@@ -14,6 +15,7 @@ import { createSolveWorkspace, type SolveWorkspace } from "../solver/workspace.j
 const rigs = new Map<string, WeakRef<Rig>>();
 const limitSets = new WeakMap<Rig, Map<string, WeakRef<JointLimits>>>();
 const workspaces = new WeakMap<Rig, SolveWorkspace>();
+const plans = new WeakMap<Rig, Map<string, WeakRef<SolvePlan>>>();
 const forgetting = new FinalizationRegistry<() => void>((forget) => forget());
 
 /** The rig already in use with the same joints, names and rest pose as `rig`, or `rig` itself. */
@@ -54,6 +56,24 @@ export function sharedWorkspace(rig: Rig): SolveWorkspace {
   let workspace = workspaces.get(rig);
   if (workspace === undefined) workspaces.set(rig, (workspace = createSolveWorkspace(rig.jointCount)));
   return workspace;
+}
+
+/**
+ * `compilePlan`, sharing the layout of a plan compiled before for the same rig and effectors, when one is
+ * still alive (see `PlanOptions.shareLayoutWith`): copies of a model with the same targets read one layout.
+ */
+export function compileSharedPlan(rig: Rig, options: PlanOptions): SolvePlan {
+  let known = plans.get(rig);
+  if (known === undefined) plans.set(rig, (known = new Map()));
+  // What decides a layout; weights, limits and the workspace do not.
+  const key = JSON.stringify([
+    options.effectors.map((e) => [e.joint, e.chainLength ?? null, e.pole === true]),
+    options.pinned ?? [],
+    options.passiveJoints ?? "all",
+  ]);
+  const plan = compilePlan(rig, { ...options, shareLayoutWith: known.get(key)?.deref() });
+  intern(known, key, plan);
+  return plan;
 }
 
 function intern<T extends object>(map: Map<string, WeakRef<T>>, key: string, value: T): T {

@@ -42,6 +42,14 @@ export interface PlanOptions {
    * `createSolveWorkspace`; a crowd of one character then keeps a single workspace in cache.
    */
   workspace?: SolveWorkspace;
+  /**
+   * A plan compiled earlier for the same rig. When this plan's effectors, pins and passive joints give the
+   * same layout (every array derived from them, which no solve and no weight change touches), the new plan
+   * uses that plan's arrays instead of equal copies of its own, and keeps only its weights and report apart.
+   * A crowd of one character with the same effectors then reads one layout; a different layout is simply
+   * not shared.
+   */
+  shareLayoutWith?: SolvePlan;
 }
 
 /** A path of active joints between two structural points (a base or sub-base, and an effector or sub-base). */
@@ -167,6 +175,14 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
   const limits = options.limits ?? createJointLimits(rig);
   checkLimitsRig(limits, rig);
   if (options.workspace !== undefined) checkWorkspace(options.workspace, n);
+  const layoutSource = options.shareLayoutWith;
+  if (layoutSource !== undefined && (layoutSource === null || layoutSource.rig !== rig)) {
+    throw new FabrikError(
+      "plan: `shareLayoutWith` must be a plan compiled for the same rig",
+      undefined,
+      "shareLayoutWith",
+    );
+  }
   const pinned = new Uint8Array(n);
   const pinnedList = options.pinned ?? [];
   if (!Array.isArray(pinnedList))
@@ -436,19 +452,30 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
     },
   };
   const own = {
-    effectorOf,
-    movable,
-    rotatingIndex,
     branchWeight: new Float64Array(n),
     componentMoved: new Uint8Array(componentCount),
     componentOriented: new Uint8Array(componentCount),
   };
-  packTypedArrays(plan, own, plan.report, ...plan.chains);
+  const derived = { effectorOf, movable, rotatingIndex };
+  const shared = layoutSource !== undefined && sameLayout(plan, derived, layoutSource) ? layoutSource : null;
+  const layoutScratch: Pick<PlanScratch, "effectorOf" | "movable" | "rotatingIndex"> =
+    shared !== null ? shared.scratch : derived;
+  if (shared !== null) {
+    const fields = plan as unknown as Record<string, unknown>;
+    for (const key of LAYOUT_FIELDS) fields[key] = shared[key];
+    fields.chains = shared.chains;
+    // Only what is the plan's own goes into its block.
+    const weights = { effectorWeights: plan.effectorWeights };
+    packTypedArrays(weights, own, plan.report);
+    fields.effectorWeights = weights.effectorWeights;
+  } else {
+    packTypedArrays(plan, derived, own, plan.report, ...plan.chains);
+  }
   const workspace = options.workspace ?? createSolveWorkspace(n);
   (plan as { scratch: PlanScratch }).scratch = {
-    effectorOf: own.effectorOf,
-    movable: own.movable,
-    rotatingIndex: own.rotatingIndex,
+    effectorOf: layoutScratch.effectorOf,
+    movable: layoutScratch.movable,
+    rotatingIndex: layoutScratch.rotatingIndex,
     branchWeight: own.branchWeight,
     componentMoved: own.componentMoved,
     componentOriented: own.componentOriented,
@@ -466,6 +493,63 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
   };
   updateBranchWeights(plan);
   return plan;
+}
+
+/** The plan's arrays that only its rig, effectors, pins and passive joints decide (see `shareLayoutWith`). */
+const LAYOUT_FIELDS = [
+  "effectorJoints",
+  "chainLengths",
+  "effectorHasPole",
+  "pinned",
+  "activeJoints",
+  "bases",
+  "subBases",
+  "componentStart",
+  "componentBase",
+  "componentEffectorStart",
+  "componentEffectors",
+  "componentIsPath",
+  "componentParent",
+  "rotatingStart",
+  "rotatingJoints",
+  "activeChildStart",
+  "activeChildren",
+  "passiveStart",
+  "passiveJoints",
+  "effectorPathStart",
+  "effectorPath",
+  "effectorChainStart",
+  "activeIndex",
+  "subtreeEnd",
+] as const satisfies readonly (keyof SolvePlan)[];
+
+function sameLayout(
+  plan: SolvePlan,
+  scratch: Pick<PlanScratch, "effectorOf" | "movable" | "rotatingIndex">,
+  other: SolvePlan,
+): boolean {
+  if (plan.effectorCount !== other.effectorCount || plan.componentCount !== other.componentCount)
+    return false;
+  for (const key of LAYOUT_FIELDS) if (!sameNumbers(plan[key], other[key])) return false;
+  if (
+    !sameNumbers(scratch.effectorOf, other.scratch.effectorOf) ||
+    !sameNumbers(scratch.movable, other.scratch.movable) ||
+    !sameNumbers(scratch.rotatingIndex, other.scratch.rotatingIndex) ||
+    plan.chains.length !== other.chains.length
+  )
+    return false;
+  return plan.chains.every(
+    (chain, k) =>
+      chain.start === other.chains[k].start &&
+      chain.end === other.chains[k].end &&
+      sameNumbers(chain.joints, other.chains[k].joints),
+  );
+}
+
+function sameNumbers(a: Int32Array | Uint8Array, b: Int32Array | Uint8Array): boolean {
+  if (a.constructor !== b.constructor || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**

@@ -46,7 +46,7 @@ describe("copies of one model share their solver rig and limits", () => {
     expect(free.ik.limits!.specs.every((s) => s === undefined)).toBe(true);
   });
 
-  it("copies solve in one workspace, each as it would alone; another model has its own", async () => {
+  it("copies solve in one workspace and share a layout, each as it would alone; another model has its own", async () => {
     // Standing still (every clip stopped), so every frame of a copy solves the same problem and writes the same.
     const a = await copy({}, false),
       b = await copy({ limits: "none" }, false);
@@ -54,6 +54,12 @@ describe("copies of one model share their solver rig and limits", () => {
     b.ik.setTarget("leftHand", new Vector3(-0.4, 0.9, 0.3));
     b.ik.setTarget("rightFoot", new Vector3(-0.1, 0.2, 0.3));
     expect(b.ik.plan!.scratch.boneLength).toBe(a.ik.plan!.scratch.boneLength);
+    // Other effectors, another layout; the same effectors, one layout.
+    expect(b.ik.plan!.activeJoints).not.toBe(a.ik.plan!.activeJoints);
+    const c = await copy({}, false);
+    c.ik.setTarget("leftHand", new Vector3(0.1, 1.1, 0.4));
+    expect(c.ik.plan!.activeJoints).toBe(a.ik.plan!.activeJoints);
+    expect(c.ik.plan!.effectorWeights).not.toBe(a.ik.plan!.effectorWeights);
     const alone = solvedLocals(a.loaded, a.ik);
     const other = solvedLocals(b.loaded, b.ik);
     expect(solvedLocals(a.loaded, a.ik)).toEqual(alone);
@@ -65,6 +71,7 @@ describe("copies of one model share their solver rig and limits", () => {
     const ik = attach(creature, {});
     ik.setTarget(ik.effectors[0].joint, new Vector3(0, 1, 0));
     expect(ik.plan!.scratch.boneLength).not.toBe(a.ik.plan!.scratch.boneLength);
+    expect(ik.plan!.activeJoints).not.toBe(a.ik.plan!.activeJoints);
   });
 
   it("a shared set refuses direct edits, naming the joint, and changes nothing", async () => {

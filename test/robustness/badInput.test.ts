@@ -464,6 +464,17 @@ const SOLVER_ROWS: Row[] = [
     state: planState,
   },
   {
+    api: "`compilePlan`",
+    input: "`shareLayoutWith` a plan of another rig (or not a plan)",
+    result: "plan: `shareLayoutWith` must be a plan compiled for the same rig",
+    option: "shareLayoutWith",
+    call: plan({
+      effectors: [{ joint: "hand" }],
+      shareLayoutWith: compilePlan(twoNames, { effectors: [{ joint: 1 }] }),
+    }),
+    state: planState,
+  },
+  {
     api: "`createSolveWorkspace`",
     input: "a joint count that is not a whole number >= 1",
     result: "createSolveWorkspace: jointCount must be a whole number >= 1, got 0",

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { FabrikError, compilePlan, createPose, setEffectorWeight, solvePlan } from "../../plugin/index.js";
+import {
+  FabrikError,
+  compilePlan,
+  createPose,
+  setEffectorWeight,
+  solvePlan,
+  type Pose,
+  type SolvePlan,
+} from "../../plugin/index.js";
 import { hand, straightChain, yTree } from "./fixtures.js";
 
 function rejects(make: () => unknown, pattern: RegExp): FabrikError {
@@ -194,5 +202,65 @@ describe("compilePlan", () => {
       );
       expect(error.option).toBe("passiveJoints");
     });
+  });
+});
+
+describe("shareLayoutWith", () => {
+  const rig = hand();
+  const effectors = [
+    { joint: "thumb3" },
+    { joint: "index3", pole: true },
+    { joint: "pinky3", chainLength: 2 },
+  ];
+  const targets = Float64Array.of(-1, 3, 0.5, 0.2, 3.6, 0.6, 1.1, 3.1, -0.4);
+  const settings = { tolerance: 1e-9, maxIterations: 30, poles: Float64Array.of(0, 0, 0, 0, 3, 2, 0, 0, 0) };
+
+  function solved(plan: SolvePlan): Pose {
+    const pose = createPose(rig);
+    solvePlan(plan, pose, targets, settings);
+    return pose;
+  }
+
+  it("a plan with the same effectors reads the other's layout, keeps its own weights and report, solves the same", () => {
+    const first = compilePlan(rig, { effectors });
+    const second = compilePlan(rig, { effectors, shareLayoutWith: first });
+    for (const key of ["activeJoints", "rotatingJoints", "effectorPath", "pinned", "chains"] as const)
+      expect(second[key]).toBe(first[key]);
+    expect(second.scratch.effectorOf).toBe(first.scratch.effectorOf);
+    expect(second.effectorWeights).not.toBe(first.effectorWeights);
+    expect(second.scratch.branchWeight).not.toBe(first.scratch.branchWeight);
+    expect(second.report.onLimit).not.toBe(first.report.onLimit);
+    // Its own arrays sit in one block of their own.
+    expect(second.effectorWeights.buffer).toBe(second.report.onLimit.buffer);
+    expect(second.effectorWeights.buffer).not.toBe(first.effectorWeights.buffer);
+
+    // Weights stay apart: the second solves as a plan of its own with the same weights, the first as before.
+    setEffectorWeight(second, 0, 20);
+    const alone = compilePlan(rig, { effectors });
+    setEffectorWeight(alone, 0, 20);
+    expect(Array.from(first.effectorWeights)).toEqual([1, 1, 1]);
+    const expected = solved(alone);
+    expect(solved(second)).toEqual(expected);
+    expect(solved(first)).not.toEqual(expected);
+    expect(Array.from(second.report.residuals)).toEqual(Array.from(alone.report.residuals));
+  });
+
+  it("a different layout is not shared, and the plan is compiled as without the option", () => {
+    const first = compilePlan(rig, { effectors });
+    const other = [effectors[0], effectors[1], { joint: "pinky3", chainLength: 3 }];
+    const second = compilePlan(rig, { effectors: other, shareLayoutWith: first });
+    const alone = compilePlan(rig, { effectors: other });
+    expect(second.activeJoints).not.toBe(first.activeJoints);
+    expect(Array.from(second.activeJoints)).toEqual(Array.from(alone.activeJoints));
+    expect(Array.from(second.rotatingJoints)).toEqual(Array.from(alone.rotatingJoints));
+    expect(solved(second)).toEqual(solved(alone));
+  });
+
+  it("refuses a plan of another rig, naming the option", () => {
+    const error = rejects(
+      () => compilePlan(rig, { effectors, shareLayoutWith: compilePlan(hand(), { effectors }) }),
+      /shareLayoutWith` must be a plan compiled for the same rig/,
+    );
+    expect(error.option).toBe("shareLayoutWith");
   });
 });
