@@ -9,7 +9,8 @@ import { createSolveWorkspace, type SolveWorkspace } from "../solver/workspace.j
  * copy of that data in cache for the whole crowd where there were a hundred: the characters bench's frame
  * took 5–8 % less (its hundred copies of RobotExpressive with and without sharing, frames alternating in one
  * process). Only equal data is shared, compared byte for byte; the sets are held weakly, so a model whose last
- * character is gone leaves nothing behind.
+ * character is gone leaves nothing behind. The same goes for what their solves work in (one workspace per
+ * rig) and for the layouts of their plans (one per set of effectors).
  */
 
 const rigs = new Map<string, WeakRef<Rig>>();

@@ -147,8 +147,9 @@ export interface SolveReport {
 }
 
 /**
- * What the solver keeps per plan (the first group: derived from the plan and its weights) and the workspace
- * it solves in (the rest: the plan's `workspace` option, shared by other plans when that was given).
+ * What the solver keeps per plan: joint tables of its layout (effectorOf, movable, rotatingIndex; shared
+ * with the plan given as `shareLayoutWith`), its weights' branch sums, the components' state of the last
+ * solve, and the workspace it solves in (every other field; shared when the `workspace` option was given).
  */
 export interface PlanScratch extends SolveWorkspace {
   /** Effector index per joint, or -1. */

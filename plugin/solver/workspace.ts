@@ -8,7 +8,7 @@ import { packTypedArrays } from "./packArrays.js";
  *
  * Why share: a crowd's plans are solved back to back, and each plan's own workspace, last touched a frame
  * ago, comes from memory again every frame. One workspace for a hundred copies of a character stays in
- * cache: the characters bench's behaviors took 5 % less time with one (see README).
+ * cache: the characters bench's behaviors took 4–5 % less time with one (paired runs, see README).
  *
  * Between solves the contents mean nothing; read a solve's results from the pose and the plan's report.
  */
@@ -35,7 +35,7 @@ export interface SolveWorkspace {
 }
 
 /** Each array: its type and its length, per joint or fixed. */
-const LAYOUT = {
+const ARRAYS = {
   boneLength: [Float64Array, 1, 0],
   inputDirection: [Float64Array, 3, 0],
   localOffset: [Float64Array, 3, 0],
@@ -58,7 +58,7 @@ export function createSolveWorkspace(jointCount: number): SolveWorkspace {
     );
   }
   const n = jointCount;
-  const length = (key: keyof typeof LAYOUT): number => LAYOUT[key][1] * n + LAYOUT[key][2];
+  const length = (key: keyof typeof ARRAYS): number => ARRAYS[key][1] * n + ARRAYS[key][2];
   // One literal, so every workspace has the same shape.
   const workspace: SolveWorkspace = {
     jointCount: n,
@@ -90,8 +90,8 @@ export function checkWorkspace(workspace: SolveWorkspace, jointCount: number): v
       "workspace",
     );
   }
-  for (const key of Object.keys(LAYOUT) as (keyof typeof LAYOUT)[]) {
-    const [Kind, perJoint, fixed] = LAYOUT[key];
+  for (const key of Object.keys(ARRAYS) as (keyof typeof ARRAYS)[]) {
+    const [Kind, perJoint, fixed] = ARRAYS[key];
     const value = w[key];
     if (!(value instanceof Kind) || value.length !== perJoint * jointCount + fixed) {
       throw new FabrikError(
