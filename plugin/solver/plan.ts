@@ -64,7 +64,9 @@ export interface PlanChain {
 
 /**
  * A compiled solve plan for one set of effectors. Everything the solver needs per solve is allocated
- * here, once; compile again only when the effector set (joints, chain lengths, pins, poles) changes.
+ * when it is compiled: in the plan, in its workspace, or in what it shares through the `workspace` and
+ * `shareLayoutWith` options. Compile again only when the effector set (joints, chain lengths, pins, poles)
+ * changes.
  *
  * Vocabulary: *movable* joints change position; *rotating* joints change their local rotation (every
  * base, and every movable joint with movable children); *passive* joints hang below rotating joints without
