@@ -29,7 +29,7 @@ import { installInspectorProperties } from "./inspectorProperties.js";
 import { isAncestor, jointDepths } from "./jointTree.js";
 import { invertAffineMatrix } from "./affineMatrix.js";
 import { PoseReader } from "./poseReader.js";
-import { composeWorldMatrix } from "./worldMatrix.js";
+import { readWorldMatrix } from "./worldMatrix.js";
 import { GLOBAL_WEIGHT_SLOT, RotationWriter } from "./rotationWriter.js";
 import { buildSkeletonRig, type SkeletonRig } from "./skeletonRig.js";
 import {
@@ -1056,7 +1056,7 @@ function modelSpaceUp(rig: SkeletonRig): [number, number, number] {
   const root = rig.modelRoot;
   if (root === null) return [0, 1, 0];
   const m = new Float64Array(16);
-  if (!composeWorldMatrix(root, m)) m.set(root.computeWorldMatrix(true).m);
+  readWorldMatrix(root, m);
   const inverse = new Float64Array(16);
   if (!invertAffineMatrix(m, inverse)) return [0, 1, 0];
   // A direction: the second row of the inverse's linear part (Babylon's row-vector layout).

@@ -51,6 +51,18 @@ export function composeWorldMatrix(node: TransformNode, out: Float64Array): bool
 }
 
 /**
+ * The world matrix of `node` into `out`: composed (see {@link composeWorldMatrix}), or, for a node using a
+ * feature composing leaves to Babylon, Babylon's, forced so its same-render-id cache is not trusted. Returns
+ * whether it was composed.
+ */
+export function readWorldMatrix(node: TransformNode, out: Float64Array): boolean {
+  if (composeWorldMatrix(node, out)) return true;
+  const m = node.computeWorldMatrix(true).m;
+  for (let i = 0; i < 16; i++) out[i] = m[i];
+  return false;
+}
+
+/**
  * out = out * local(node), local = scale, then rotate by the node's rotation (normalised), then translate.
  * Takes the node, not numbers, so no double is boxed when V8 does not inline the call.
  */

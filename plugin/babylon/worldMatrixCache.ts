@@ -1,5 +1,5 @@
 import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
-import { composeWorldMatrix, isPlain } from "./worldMatrix.js";
+import { isPlain, readWorldMatrix } from "./worldMatrix.js";
 
 /** A Babylon Vector3 or Quaternion: any change made to it in place sets this flag. */
 interface FlaggedValue {
@@ -56,13 +56,10 @@ export class WorldMatrixCache {
   update(node: TransformNode, out: Float64Array): boolean {
     if (this._count > 0 && this._nodes[0] === (node as unknown) && this._unchanged()) return false;
     this._count = 0;
-    if (composeWorldMatrix(node, out)) {
+    // A node left to Babylon is never remembered: its matrix is asked for afresh every time.
+    if (readWorldMatrix(node, out)) {
       if (this._rememberAfter > 0) this._rememberAfter--;
       else this._remember(node);
-    } else {
-      // Forced: Babylon's same-render-id cache would miss an in-place change of an ancestor.
-      const m = node.computeWorldMatrix(true).m;
-      for (let i = 0; i < 16; i++) out[i] = m[i];
     }
     return true;
   }

@@ -479,20 +479,8 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
     effectorOf: layoutScratch.effectorOf,
     movable: layoutScratch.movable,
     rotatingIndex: layoutScratch.rotatingIndex,
-    branchWeight: own.branchWeight,
-    componentMoved: own.componentMoved,
-    componentOriented: own.componentOriented,
-    jointCount: workspace.jointCount,
-    boneLength: workspace.boneLength,
-    inputDirection: workspace.inputDirection,
-    localOffset: workspace.localOffset,
-    inputLocal: workspace.inputLocal,
-    currentLocal: workspace.currentLocal,
-    savedPositions: workspace.savedPositions,
-    savedOrientations: workspace.savedOrientations,
-    savedOnLimit: workspace.savedOnLimit,
-    temp: workspace.temp,
-    numbers: workspace.numbers,
+    ...own,
+    ...workspace,
   };
   updateBranchWeights(plan);
   return plan;

@@ -227,3 +227,8 @@ export function limitedHumanoidArm(): { rig: Rig; limits: JointLimits } {
   });
   return { rig, limits };
 }
+
+/** A pose of its own with the same numbers (a solve works in place). */
+export function clonePose(pose: Pose): Pose {
+  return { positions: pose.positions.slice(), orientations: pose.orientations.slice() };
+}

@@ -11,7 +11,7 @@ import {
   type Rig,
   type SolvePlan,
 } from "../../plugin/index.js";
-import { limitedHumanoidArm, random, straightChain } from "./fixtures.js";
+import { clonePose, limitedHumanoidArm, random, straightChain } from "./fixtures.js";
 import {
   axisAngle,
   conj,
@@ -72,10 +72,6 @@ function largestLocalTurn(rig: Rig, a: Pose, b: Pose): number {
     largest = Math.max(largest, rotationDistance(local(a), local(b)));
   }
   return largest;
-}
-
-function copy(pose: Pose): Pose {
-  return { positions: pose.positions.slice(), orientations: pose.orientations.slice() };
 }
 
 /**
@@ -147,7 +143,7 @@ describe("warm starts under limits", () => {
         positions: Float64Array.from(frame.positions),
         orientations: Float64Array.from(frame.orientations),
       };
-      const pose = copy(input);
+      const pose = clonePose(input);
       const report = solvePlan(plan, pose, Float64Array.from(frame.target), {
         tolerance: 1e-3,
         maxIterations: 20,
@@ -207,7 +203,7 @@ describe("warm starts under limits", () => {
       const pose = createPose(rig);
       let residual = solvePlan(plan, pose, t, { maxIterations: 100 }).maxResidual;
       for (let frame = 0; frame < 5; frame++) {
-        const before = copy(pose);
+        const before = clonePose(pose);
         const report = solvePlan(plan, pose, t, { maxIterations: 20 });
         expect(report.maxResidual, `target ${target}, frame ${frame}`).toBeLessThanOrEqual(residual);
         expect(largestLocalTurn(rig, before, pose), `target ${target}, frame ${frame}`).toBeLessThan(

@@ -23,14 +23,10 @@ import {
   perturbPose,
   uniform,
 } from "../fuzz/generate.js";
-import { random, straightChain, yTree } from "./fixtures.js";
+import { clonePose, random, straightChain, yTree } from "./fixtures.js";
 
 function bytes(a: Float64Array | Uint8Array): Uint8Array {
   return new Uint8Array(a.buffer, a.byteOffset, a.byteLength).slice();
-}
-
-function clonePose(pose: Pose): Pose {
-  return { positions: pose.positions.slice(), orientations: pose.orientations.slice() };
 }
 
 function reportOf(r: SolveReport): unknown {
