@@ -1,7 +1,11 @@
 import type { SolvePlan } from "./plan.js";
+import { quatFromUnitVectors as quatFromUnitVectorsBinding } from "./quaternion.js";
 
+const quatFromUnitVectors = quatFromUnitVectorsBinding;
 // Local copies: a constant imported from another module is read through a getter under test transforms.
 const DEGENERATE_EPSILON = 1e-9;
+/** Nearer opposite than this (1 + cos of the arc), the inline half-angle arc loses digits. */
+const NEAR_OPPOSITE = 1e-6;
 const TOLERANCE_SLOT = 0;
 
 /*
@@ -159,37 +163,30 @@ export function orientChainFromPositions(
       ny = positions[c3 + 1] - positions[r3 + 1],
       nz = positions[c3 + 2] - positions[r3 + 2];
     const nl = Math.sqrt(nx * nx + ny * ny + nz * nz);
-    if (nl > 1e-12) {
+    if (nl > DEGENERATE_EPSILON * plan.scratch.boneLength[ch]) {
       nx /= nl;
       ny /= nl;
       nz /= nl;
-      // S = shortest arc v -> n; opposite vectors need no special case here: a chain never flips a bone
-      // exactly around between two poses FABRIK connects, and (v x n, 1 + v.n) then stays well defined.
+      // S = shortest arc v -> n, in the half-angle form while v and n are not nearly opposite.
       let sx = vy * nz - vz * ny,
         sy = vz * nx - vx * nz,
         sz = vx * ny - vy * nx,
         sw = 1 + vx * nx + vy * ny + vz * nz;
       let sl = Math.sqrt(sx * sx + sy * sy + sz * sz + sw * sw);
-      if (!(sl > 1e-12)) {
-        // Exactly reversed: half a turn about an axis perpendicular to v.
-        const ax = Math.abs(vx),
-          ay = Math.abs(vy),
-          az = Math.abs(vz);
-        if (ax <= ay && ax <= az) {
-          sx = 0;
-          sy = vz;
-          sz = -vy;
-        } else if (ay <= az) {
-          sx = -vz;
-          sy = 0;
-          sz = vx;
-        } else {
-          sx = vy;
-          sy = -vx;
-          sz = 0;
-        }
-        sw = 0;
-        sl = Math.sqrt(sx * sx + sy * sy + sz * sz);
+      if (sw < NEAR_OPPOSITE) {
+        // A bone (nearly) flipped around: the general helper keeps the arc exact there.
+        temp[4] = vx;
+        temp[5] = vy;
+        temp[6] = vz;
+        temp[8] = nx;
+        temp[9] = ny;
+        temp[10] = nz;
+        quatFromUnitVectors(temp, 12, temp, 4, temp, 8);
+        sx = temp[12];
+        sy = temp[13];
+        sz = temp[14];
+        sw = temp[15];
+        sl = 1;
       }
       {
         sx /= sl;

@@ -15,10 +15,11 @@ import { projectRotation as projectRotationBinding } from "./jointLimitProjectio
 import {
   clearOnLimit as clearOnLimitBinding,
   escapeLock as escapeLockBinding,
-  reseedFromMidRange as reseedFromMidRangeBinding,
+  targetsWithinLength as targetsWithinLengthBinding,
   restorePose as restorePoseBinding,
   savePose as savePoseBinding,
 } from "./lockEscape.js";
+import { restartComponent as restartComponentBinding } from "./restart.js";
 import {
   backwardPassOriented as backwardPassOrientedBinding,
   forwardPassOriented as forwardPassOrientedBinding,
@@ -26,6 +27,7 @@ import {
 import type { SolvePlan, SolveReport } from "./plan.js";
 import {
   applyPoles as applyPolesBinding,
+  bendAcrossLine as bendAcrossLineBinding,
   bendCollinearChains as bendCollinearChainsBinding,
 } from "./poles.js";
 import type { Pose } from "./pose.js";
@@ -53,7 +55,8 @@ const LIMIT_STRETCH = LIMIT_STRETCHBinding;
 const clearOnLimit = clearOnLimitBinding;
 const escapeLock = escapeLockBinding;
 const measureResiduals = measureResidualsBinding;
-const reseedFromMidRange = reseedFromMidRangeBinding;
+const restartComponent = restartComponentBinding;
+const targetsWithinLength = targetsWithinLengthBinding;
 const restorePose = restorePoseBinding;
 const savePose = savePoseBinding;
 const backwardPassOriented = backwardPassOrientedBinding;
@@ -61,6 +64,7 @@ const forwardPassOriented = forwardPassOrientedBinding;
 const applyPoles = applyPolesBinding;
 const seedTwoBoneChain = seedTwoBoneChainBinding;
 const bendCollinearChains = bendCollinearChainsBinding;
+const bendAcrossLine = bendAcrossLineBinding;
 const quatConjugateMultiply = quatConjugateMultiplyBinding;
 const quatMultiply = quatMultiplyBinding;
 const quatNormalize = quatNormalizeBinding;
@@ -497,11 +501,18 @@ function iterateComponent(
 
   const stall = STALL_FRACTION * tolerance;
   const singleJoint = plan.rotatingStart[c + 1] - plan.rotatingStart[c] === 1;
+  // A hinge keeps only the part of a turn about its axis: a pass pressing a hinged limb out of its plane
+  // is held back without touching a limit, so hinged components are watched like limited ones.
+  const hinged = oriented && hasLimit(plan, c, LIMIT_HINGE);
+  // Within length, only the limits or a poor configuration keep a target from being met: worth escaping
+  // from anything. Out of reach, the best pose is the answer and an escape only helps a locked limit.
+  const withinLength = targetsWithinLength(plan, c, positions, targets);
   let previous = Infinity;
   let bestAtLastEscape = Infinity;
   let escapes = 0;
   let attempts = 0;
-  let reseeded = false;
+  let restarts = 0;
+  let bent = false;
   let iteration = 0;
   while (iteration < maxIterations) {
     iteration++;
@@ -523,26 +534,42 @@ function iterateComponent(
       best = sum;
       savePose(plan, c, positions, orientations);
     }
+    // Stalled, within length: at this rate the rest of the budget would not reach the tolerance (progress
+    // only slows as FABRIK converges, so plain FABRIK would not either; progress that pauses and picks up
+    // again, as on a chain folding away from its own line, is what the bends and escapes below are for).
+    // Out of reach: the pose has settled, its error barely changing.
+    const progress = previous - sum;
+    const remaining = maxIterations - iteration;
     // Under limits, crawling counts as stalling too: FABRIK pressed against a limit often creeps (each pass
     // undoing most of the other) long before it stops outright.
-    const crawling = oriented && previous - sum < SLUGGISH_FRACTION * sum && anyOnLimit(plan, c);
-    if (previous - sum > stall && !crawling) {
+    const crawling =
+      oriented && progress < SLUGGISH_FRACTION * sum && ((hinged && withinLength) || anyOnLimit(plan, c));
+    const going = withinLength ? progress * remaining > sum - tolerance : progress > stall;
+    if (going && !crawling) {
       previous = sum;
       continue;
     }
-    // Stalled. Under limits that may be a lock rather than the best reachable pose: escape from the best
-    // pose and go on. When the previous escape found nothing better, retry with a larger step, a few times.
-    // A component turning one joint has no other configuration to escape to: its passes already aim that
-    // joint as close to the target as its limits allow, and every further iteration repeats them.
-    if (!oriented || !anyOnLimit(plan, c) || iteration >= maxIterations || singleJoint) break;
+    if (remaining === 0) break;
+    if (!oriented) {
+      // A free chain meets any target within its length; stalled, it lies (nearly) along its line to
+      // the target, where FABRIK only moves joints along that line. Bend it across, once.
+      if (bent || !withinLength) break;
+      bent = true;
+      bendAcrossLine(plan, c, positions, orientations, targets);
+      previous = Infinity;
+      continue;
+    }
+    // Stalled under limits or branches: a lock, a local minimum, or the best reachable pose. Escape from the
+    // best pose and go on; when escapes stop paying, restart elsewhere while the budget lasts. A component
+    // turning one joint has no other configuration: its passes already aim it as close as its limits allow.
+    if (singleJoint || !(withinLength || anyOnLimit(plan, c))) break;
     if (best < bestAtLastEscape - stall) attempts = 0;
     else if (++attempts > MAX_ATTEMPTS) {
-      // Escapes stopped helping: once, start over from mid-range, keeping the best pose aside.
-      if (reseeded) break;
-      reseeded = true;
+      // Out of reach, one restart only confirms the best pose; within length, another start may find it.
+      if (restarts > 0 && !withinLength) break;
+      restartComponent(plan, c, positions, orientations, restarts++);
       attempts = 0;
       bestAtLastEscape = Infinity;
-      reseedFromMidRange(plan, c, positions, orientations);
       previous = Infinity;
       continue;
     }

@@ -1,9 +1,7 @@
 import { projectRotation as projectRotationBinding } from "./jointLimitProjection.js";
 import {
   LIMIT_FIXED as LIMIT_FIXEDBinding,
-  LIMIT_HINGE as LIMIT_HINGEBinding,
   LIMIT_ROTATION as LIMIT_ROTATIONBinding,
-  LIMIT_TWIST as LIMIT_TWISTBinding,
 } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
 import {
@@ -19,8 +17,6 @@ import { measureResiduals as measureResidualsBinding } from "./residuals.js";
 // read of an import into a getter call, which dominated profiles.
 const projectRotation = projectRotationBinding;
 const LIMIT_FIXED = LIMIT_FIXEDBinding;
-const LIMIT_HINGE = LIMIT_HINGEBinding;
-const LIMIT_TWIST = LIMIT_TWISTBinding;
 const LIMIT_ROTATION = LIMIT_ROTATIONBinding;
 const quatConjugateMultiply = quatConjugateMultiplyBinding;
 const quatFromUnitVectors = quatFromUnitVectorsBinding;
@@ -299,69 +295,4 @@ function copyOnLimit(plan: SolvePlan, c: number, from: Uint8Array, to: Uint8Arra
     const r = plan.rotatingJoints[ri];
     to[r] = from[r];
   }
-}
-
-/**
- * The last resort when escapes stop helping: start the component again from the middle of every limited
- * joint's range (hinges at their mid angle, cones at their rest direction with mid twist; free and fixed
- * joints at their input rotation), a deterministic start far from the lock just left behind.
- */
-export function reseedFromMidRange(
-  plan: SolvePlan,
-  c: number,
-  positions: Float64Array,
-  orientations: Float64Array,
-): void {
-  const { activeJoints, limits } = plan;
-  const parents = plan.rig.parents;
-  const { temp, localOffset, boneLength, inputLocal } = plan.scratch;
-  const b = plan.componentBase[c];
-  // Mid-range is inside every limit.
-  clearOnLimit(plan, c);
-  midRangeLocal(plan, b, temp, L);
-  const p = parents[b];
-  if (p >= 0) quatMultiply(orientations, 4 * b, orientations, 4 * p, temp, L);
-  else for (let i = 0; i < 4; i++) orientations[4 * b + i] = temp[L + i];
-  for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++) {
-    const j = activeJoints[k];
-    const q = parents[j];
-    const j3 = 3 * j,
-      q4 = 4 * q;
-    quatRotate(temp, V, orientations, q4, localOffset, j3);
-    const len = boneLength[j];
-    positions[j3] = positions[3 * q] + len * temp[V];
-    positions[j3 + 1] = positions[3 * q + 1] + len * temp[V + 1];
-    positions[j3 + 2] = positions[3 * q + 2] + len * temp[V + 2];
-    if (plan.scratch.rotatingIndex[j] >= 0 && limits.flags[j] & LIMIT_ROTATION) {
-      midRangeLocal(plan, j, temp, L);
-      quatMultiply(orientations, 4 * j, orientations, q4, temp, L);
-    } else {
-      quatMultiply(orientations, 4 * j, orientations, q4, inputLocal, 4 * j);
-    }
-  }
-}
-
-/** temp[o..] = joint j's local rotation at the middle of its limits (its input rotation when free or fixed). */
-function midRangeLocal(plan: SolvePlan, j: number, temp: Float64Array, o: number): void {
-  const limits = plan.limits;
-  const flags = limits.flags[j];
-  if ((flags & LIMIT_ROTATION) === 0 || flags & LIMIT_FIXED) {
-    for (let i = 0; i < 4; i++) temp[o + i] = plan.scratch.inputLocal[4 * j + i];
-    return;
-  }
-  const j3 = 3 * j;
-  let angle = 0;
-  let axis = limits.boneAxis;
-  if (flags & LIMIT_HINGE) {
-    angle = 0.5 * (limits.hinge[2 * j] + limits.hinge[2 * j + 1]);
-    axis = limits.hingeAxis;
-  } else if (flags & LIMIT_TWIST) {
-    angle = 0.5 * (limits.twist[2 * j] + limits.twist[2 * j + 1]);
-  }
-  const s = Math.sin(0.5 * angle);
-  temp[R] = axis[j3] * s;
-  temp[R + 1] = axis[j3 + 1] * s;
-  temp[R + 2] = axis[j3 + 2] * s;
-  temp[R + 3] = Math.cos(0.5 * angle);
-  quatMultiply(temp, o, limits.restLocal, 4 * j, temp, R);
 }

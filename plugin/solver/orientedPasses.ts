@@ -48,7 +48,10 @@ const TIP = 26; // the effector (-1: none, the chain below the hinge branches)
 const LIMIT = 32; // projectRotation scratch (16)
 const FIT = 48; // rotation-fit sums
 
-const DEGENERATE = 1e-12;
+/** Lengths below this fraction of the bone they belong to have no direction worth following. */
+const DEGENERATE = 1e-9;
+/** Nearer opposite than this, the inline half-angle arc loses digits: quatFromUnitVectors takes over. */
+const NEAR_OPPOSITE = 1e-6;
 
 /*
  * Temporal coherence near a straight hinge. The plane a hinge bends in is only defined by its bend: as an
@@ -300,7 +303,8 @@ function rollForHinge(
     bz = positions[g3 + 2] - positions[c3 + 2];
   const al = Math.sqrt(ax * ax + ay * ay + az * az),
     bl = Math.sqrt(bx * bx + by * by + bz * bz);
-  if (!(al > DEGENERATE) || !(bl > DEGENERATE)) return;
+  const { boneLength } = plan.scratch;
+  if (!(al > DEGENERATE * boneLength[ch]) || !(bl > DEGENERATE * boneLength[gc])) return;
   ax /= al;
   ay /= al;
   az /= al;
@@ -386,7 +390,7 @@ function rollForHinge(
       uy = lz * ax - lx * az,
       uz = lx * ay - ly * ax;
     const lever = Math.sqrt(ux * ux + uy * uy + uz * uz);
-    if (lever > DEGENERATE) cap = (ROLL_PER_STEP * temp[MOTION]) / lever;
+    if (lever > DEGENERATE * plan.scratch.boneLength[ch]) cap = (ROLL_PER_STEP * temp[MOTION]) / lever;
   }
   if (trust < 1 || cap < Math.PI) {
     // The input's roll: r's input local under its parent as it is now, whose hinge axis, across d1, lies
@@ -553,7 +557,7 @@ function placeHinge(
     uy = positions[c3 + 1] - positions[p3 + 1],
     uz = positions[c3 + 2] - positions[p3 + 2];
   const d = Math.sqrt(ux * ux + uy * uy + uz * uz);
-  if (!(d > DEGENERATE)) return;
+  if (!(d > DEGENERATE * (a + b))) return;
   ux /= d;
   uy /= d;
   uz /= d;
@@ -562,7 +566,7 @@ function placeHinge(
     ey = uz * temp[V] - ux * temp[V + 2],
     ez = ux * temp[V + 1] - uy * temp[V];
   const el = Math.sqrt(ex * ex + ey * ey + ez * ez);
-  if (!(el > DEGENERATE)) return;
+  if (!(el > 1e-12)) return;
   ex *= side / el;
   ey *= side / el;
   ez *= side / el;
@@ -603,12 +607,13 @@ function alignToChild(
   temp[out + 1] = qy;
   temp[out + 2] = qz;
   temp[out + 3] = qw;
-  if (plan.scratch.boneLength[ch] <= 0) return;
+  const len = plan.scratch.boneLength[ch];
+  if (len <= 0) return;
   let nx = positions[c3] - positions[r3],
     ny = positions[c3 + 1] - positions[r3 + 1],
     nz = positions[c3 + 2] - positions[r3 + 2];
   const d = Math.sqrt(nx * nx + ny * ny + nz * nz);
-  if (!(d > DEGENERATE)) return;
+  if (!(d > DEGENERATE * len)) return;
   nx /= d;
   ny /= d;
   nz /= d;
@@ -625,8 +630,8 @@ function alignToChild(
     vy = oy + qw * ty + (qz * tx - qx * tz),
     vz = oz + qw * tz + (qx * ty - qy * tx);
   const dot = vx * nx + vy * ny + vz * nz;
-  if (dot < -1 + 1e-12) {
-    // Exactly reversed: the general helper picks a deterministic half-turn axis.
+  if (dot < -1 + NEAR_OPPOSITE) {
+    // (Nearly) reversed: the general helper keeps the axis perpendicular and every digit of the angle.
     temp[V] = vx;
     temp[V + 1] = vy;
     temp[V + 2] = vz;

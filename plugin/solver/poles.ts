@@ -16,9 +16,14 @@ const quatRotate = quatRotateBinding;
 // plan.scratch.temp slots of hingeSide: the line direction in, the side out, Δ, the angle, the hinge axis.
 const LINE = 0;
 const SIDE = 4;
+const HINGE_AT = 7; // the path index of the hinge that chose the side
 const DELTA = 8;
 const ANGLE = 12;
 const AXIS = 16;
+const BEND = 20;
+const AIM = 24;
+const LENGTH = 27;
+const FOLD = 28;
 
 /**
  * How far a fully collinear chain is bent before iterating, as a fraction of its length. FABRIK moves joints
@@ -26,6 +31,12 @@ const AXIS = 16;
  * that line; the paper's remedy is a small perturbation off it.
  */
 const COLLINEAR_BEND = 0.05;
+/**
+ * A chain counts as lying along its line when every joint and its target are within this fraction of its
+ * length from it: closer, FABRIK would spend many passes folding it (a target 1e-3 of the length off the
+ * line of a straight 10-bone chain took some 20).
+ */
+const NEAR_LINE = 0.01;
 
 /**
  * Pole (bend hint): each interior joint of an effector's own chain is turned about the line from the chain's
@@ -96,10 +107,12 @@ export function applyPoles(
 }
 
 /**
- * A straight chain whose target lies on its own line cannot leave that line under FABRIK's passes
- * (Aristidou et al. 2016 perturb it). Bend it slightly, as a half sine arc perpendicular to the line, so the
- * passes have a direction to fold in: the way its first hinge bends within its range, or else across a world
- * axis chosen by the line's direction alone. Either way the same input always bends the same way.
+ * A chain lying along the line to its target (as a limb standing straight does) barely moves under FABRIK:
+ * its passes move joints along the lines between them, so a straight chain whose target lies on its own
+ * line never leaves it, and one whose target is slightly off it needs many passes to fold (Aristidou et al.
+ * 2016 perturb it). So before iterating, a chain whose joints and target all lie within NEAR_LINE of its
+ * length from its line, with the target short of the chain's full length, is bent across that line (see
+ * {@link bendPath}).
  */
 export function bendCollinearChains(
   plan: SolvePlan,
@@ -108,9 +121,32 @@ export function bendCollinearChains(
   orientations: Float64Array,
   targets: Float64Array,
 ): void {
+  bendChains(plan, c, positions, orientations, targets, false);
+}
+
+/** Bends every unmet effector's chain across its line, however straight it is: the escape of a free chain. */
+export function bendAcrossLine(
+  plan: SolvePlan,
+  c: number,
+  positions: Float64Array,
+  orientations: Float64Array,
+  targets: Float64Array,
+): void {
+  bendChains(plan, c, positions, orientations, targets, true);
+}
+
+function bendChains(
+  plan: SolvePlan,
+  c: number,
+  positions: Float64Array,
+  orientations: Float64Array,
+  targets: Float64Array,
+  always: boolean,
+): void {
   const tolerance = plan.scratch.numbers[TOLERANCE_SLOT];
   const { effectorPath, effectorPathStart } = plan;
   const boneLength = plan.scratch.boneLength;
+  const temp = plan.scratch.temp;
   const b3 = 3 * plan.componentBase[c];
   const bx = positions[b3],
     by = positions[b3 + 1],
@@ -155,10 +191,13 @@ export function bendCollinearChains(
       uy *= inv;
       uz *= inv;
     }
-    const slack = 1e-6 * length;
-    // Collinear when the target (i = first - 1) and every path joint lie within `slack` of the line.
-    let collinear = true;
-    for (let i = first - 1; collinear && i < last; i++) {
+    // The joints' offsets across the line (the widest, and their sum: the chain's own bend) and the
+    // target's (its side), to bend toward.
+    let widest = 0;
+    temp[BEND] = 0;
+    temp[BEND + 1] = 0;
+    temp[BEND + 2] = 0;
+    for (let i = first - 1; i < last; i++) {
       const source = i < first ? targets : positions;
       const o3 = i < first ? 3 * e : 3 * effectorPath[i];
       const x = source[o3] - bx,
@@ -168,25 +207,77 @@ export function bendCollinearChains(
       const rx = x - t * ux,
         ry = y - t * uy,
         rz = z - t * uz;
-      collinear = rx * rx + ry * ry + rz * rz <= slack * slack;
+      if (i < first) {
+        temp[AIM] = rx;
+        temp[AIM + 1] = ry;
+        temp[AIM + 2] = rz;
+        continue;
+      }
+      const r2 = rx * rx + ry * ry + rz * rz;
+      if (r2 > widest) widest = r2;
+      temp[BEND] += rx;
+      temp[BEND + 1] += ry;
+      temp[BEND + 2] += rz;
     }
-    if (!collinear) continue;
-
-    // Perpendicular: toward the side the chain's first hinge bends within its range; else the line crossed
-    // with the world axis least aligned with it.
-    const temp = plan.scratch.temp;
+    if (!always) {
+      const slack = NEAR_LINE * length;
+      // A bent chain folds under FABRIK by itself.
+      if (widest > slack * slack) continue;
+    }
     temp[LINE] = ux;
     temp[LINE + 1] = uy;
     temp[LINE + 2] = uz;
+    temp[LENGTH] = length;
+    bendPath(plan, c, e, positions, orientations, targets);
+  }
+}
+
+/**
+ * Bends effector e's path (line direction in temp[LINE..], the joints' summed offsets across it in
+ * temp[BEND..], the target's in temp[AIM..], its length in temp[LENGTH]) into an arc whose bones are chords of
+ * one circle, from the base exactly to the target (or as near as its length allows): the passes that follow
+ * start from an even fold that already fits, instead of spending many passes folding a straight chain. The side, first found first: where the path's first hinge bends within its range (folding the other
+ * way bends a knee or an elbow backwards, which the limit must then undo); where the chain already bends,
+ * so a limb passing through straight keeps its plane from frame to frame; toward the target; across the
+ * world axis least aligned with the line. The same input always bends the same way.
+ */
+function bendPath(
+  plan: SolvePlan,
+  c: number,
+  e: number,
+  positions: Float64Array,
+  orientations: Float64Array,
+  targets: Float64Array,
+): void {
+  const { effectorPath, effectorPathStart } = plan;
+  const temp = plan.scratch.temp;
+  const length = temp[LENGTH];
+  const ux = temp[LINE],
+    uy = temp[LINE + 1],
+    uz = temp[LINE + 2];
+  const tiny = 1e-9 * length;
+  let px: number, py: number, pz: number;
+  const bl = Math.sqrt(temp[BEND] ** 2 + temp[BEND + 1] ** 2 + temp[BEND + 2] ** 2);
+  const al = Math.sqrt(temp[AIM] ** 2 + temp[AIM + 1] ** 2 + temp[AIM + 2] ** 2);
+  let hinge = -1;
+  if (hingeSide(plan, e, orientations)) {
+    px = temp[SIDE];
+    py = temp[SIDE + 1];
+    pz = temp[SIDE + 2];
+    hinge = temp[HINGE_AT];
+  } else if (bl > tiny) {
+    px = temp[BEND];
+    py = temp[BEND + 1];
+    pz = temp[BEND + 2];
+  } else if (al > tiny) {
+    px = temp[AIM];
+    py = temp[AIM + 1];
+    pz = temp[AIM + 2];
+  } else {
     const ax = Math.abs(ux),
       ay = Math.abs(uy),
       az = Math.abs(uz);
-    let px: number, py: number, pz: number;
-    if (hingeSide(plan, e, orientations)) {
-      px = temp[SIDE];
-      py = temp[SIDE + 1];
-      pz = temp[SIDE + 2];
-    } else if (ax <= ay && ax <= az) {
+    if (ax <= ay && ax <= az) {
       px = 0;
       py = uz;
       pz = -uy;
@@ -199,15 +290,143 @@ export function bendCollinearChains(
       py = -ux;
       pz = 0;
     }
-    const pl = Math.sqrt(px * px + py * py + pz * pz);
-    const amplitude = (COLLINEAR_BEND * length) / pl;
-    const count = last - first;
-    for (let i = first; i < last; i++) {
-      const s = amplitude * Math.sin((Math.PI * (i - first + 1)) / (count + 1));
-      const j3 = 3 * effectorPath[i];
-      positions[j3] += s * px;
-      positions[j3 + 1] += s * py;
-      positions[j3 + 2] += s * pz;
+  }
+  // The arc runs from the base to the target: its plane holds the line to the target and the side.
+  const b3 = 3 * plan.componentBase[c];
+  const e3 = 3 * e;
+  let tx = targets[e3] - positions[b3],
+    ty = targets[e3 + 1] - positions[b3 + 1],
+    tz = targets[e3 + 2] - positions[b3 + 2];
+  const distance = Math.sqrt(tx * tx + ty * ty + tz * tz);
+  if (distance > tiny) {
+    tx /= distance;
+    ty /= distance;
+    tz /= distance;
+  } else {
+    tx = ux;
+    ty = uy;
+    tz = uz;
+  }
+  const across = px * tx + py * ty + pz * tz;
+  px -= across * tx;
+  py -= across * ty;
+  pz -= across * tz;
+  const pl = Math.sqrt(px * px + py * py + pz * pz);
+  if (!(pl > 0)) return;
+  px /= pl;
+  py /= pl;
+  pz /= pl;
+  const bx = positions[b3],
+    by = positions[b3 + 1],
+    bz = positions[b3 + 2];
+  if (hinge >= 0) {
+    temp[FOLD] = distance;
+    temp[FOLD + 1] = tx;
+    temp[FOLD + 2] = ty;
+    temp[FOLD + 3] = tz;
+    temp[FOLD + 4] = px;
+    temp[FOLD + 5] = py;
+    temp[FOLD + 6] = pz;
+    foldAtHinge(plan, e, hinge, positions, b3);
+    return;
+  }
+  // The path's bones as chords of one circle, of curvature k: bone i spans 2 asin(k l_i / 2) of it, and the
+  // whole path spans Θ(k), so its ends lie 2 sin(Θ/2) / k apart. Θ grows with k and the span shrinks (until
+  // the circle closes), so bisecting on k finds the circle whose chords reach exactly to the target.
+  const { boneLength } = plan.scratch;
+  const first = effectorPathStart[e],
+    last = effectorPathStart[e + 1];
+  let longest = 0;
+  for (let i = first; i < last; i++)
+    if (boneLength[effectorPath[i]] > longest) longest = boneLength[effectorPath[i]];
+  let lo = 0,
+    hi = 2 / longest;
+  for (let step = 0; step < 48; step++) {
+    const k = 0.5 * (lo + hi);
+    let span = 0;
+    for (let i = first; i < last; i++)
+      span += 2 * Math.asin(Math.min(1, 0.5 * k * boneLength[effectorPath[i]]));
+    if (span >= 2 * Math.PI || (2 * Math.sin(0.5 * span)) / k < distance) hi = k;
+    else lo = k;
+  }
+  const k = lo;
+  let span = 0;
+  for (let i = first; i < last; i++)
+    span += 2 * Math.asin(Math.min(1, 0.5 * k * boneLength[effectorPath[i]]));
+  // Walk the chords from the base: each heads half its own span past where the last one ended.
+  let heading = 0.5 * span;
+  let x = bx,
+    y = by,
+    z = bz;
+  for (let i = first; i < last; i++) {
+    const j = effectorPath[i];
+    const len = boneLength[j];
+    const half = Math.asin(Math.min(1, 0.5 * k * len));
+    heading -= half;
+    const a = len * Math.cos(heading),
+      h = len * Math.sin(heading);
+    x += a * tx + h * px;
+    y += a * ty + h * py;
+    z += a * tz + h * pz;
+    positions[3 * j] = x;
+    positions[3 * j + 1] = y;
+    positions[3 * j + 2] = z;
+    heading -= half;
+  }
+}
+
+/**
+ * A limb that bends at a one-sided hinge (an elbow, a knee) folds there only: the bones above the hinge
+ * joint are laid straight from the base to it, those below straight from it to the target, and the hinge
+ * joint sits where the law of cosines puts it, on side p of the line to the target (distance, unit t and
+ * unit p in temp[FOLD..]).
+ */
+function foldAtHinge(plan: SolvePlan, e: number, hinge: number, positions: Float64Array, b3: number): void {
+  const { effectorPath, effectorPathStart } = plan;
+  const { boneLength, temp } = plan.scratch;
+  const distance = temp[FOLD],
+    tx = temp[FOLD + 1],
+    ty = temp[FOLD + 2],
+    tz = temp[FOLD + 3],
+    px = temp[FOLD + 4],
+    py = temp[FOLD + 5],
+    pz = temp[FOLD + 6];
+  const first = effectorPathStart[e],
+    last = effectorPathStart[e + 1];
+  let a = 0,
+    b = 0;
+  for (let i = first; i < last; i++) {
+    if (i <= hinge) a += boneLength[effectorPath[i]];
+    else b += boneLength[effectorPath[i]];
+  }
+  if (!(a > 0) || !(b > 0)) return;
+  const d = Math.min(Math.max(distance, Math.abs(a - b)), a + b);
+  const along = (a * a - b * b + d * d) / (2 * d);
+  const h = Math.sqrt(Math.max(0, a * a - along * along));
+  const bx = positions[b3],
+    by = positions[b3 + 1],
+    bz = positions[b3 + 2];
+  // Unit directions of the upper and lower segments.
+  const ux = (along * tx + h * px) / a,
+    uy = (along * ty + h * py) / a,
+    uz = (along * tz + h * pz) / a;
+  const lx = ((d - along) * tx - h * px) / b,
+    ly = ((d - along) * ty - h * py) / b,
+    lz = ((d - along) * tz - h * pz) / b;
+  let s = 0;
+  for (let i = first; i < last; i++) {
+    const j = effectorPath[i];
+    s += boneLength[j];
+    const j3 = 3 * j;
+    if (i <= hinge) {
+      positions[j3] = bx + s * ux;
+      positions[j3 + 1] = by + s * uy;
+      positions[j3 + 2] = bz + s * uz;
+    } else {
+      const r = s - a;
+      positions[j3] = bx + a * ux + r * lx;
+      positions[j3 + 1] = by + a * uy + r * ly;
+      positions[j3 + 2] = bz + a * uz + r * lz;
     }
   }
 }
@@ -219,7 +438,7 @@ export function bendCollinearChains(
  * elbow backwards, which the limit then has to undo, often by a lock escape. False when no joint with a
  * child on the path is a hinge, or the hinge turns about the line itself, or its range prefers no side.
  */
-function hingeSide(plan: SolvePlan, e: number, orientations: Float64Array): boolean {
+export function hingeSide(plan: SolvePlan, e: number, orientations: Float64Array): boolean {
   const { effectorPath, effectorPathStart, limits } = plan;
   const parents = plan.rig.parents;
   const temp = plan.scratch.temp;
@@ -245,6 +464,7 @@ function hingeSide(plan: SolvePlan, e: number, orientations: Float64Array): bool
     temp[SIDE] = sx / sl;
     temp[SIDE + 1] = sy / sl;
     temp[SIDE + 2] = sz / sl;
+    temp[HINGE_AT] = i;
     return true;
   }
   return false;

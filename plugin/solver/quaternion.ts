@@ -144,9 +144,17 @@ export function quatNormalize(q: Float64Array, o: number): void {
 }
 
 /**
- * out = the shortest rotation taking unit vector a to unit vector b. Opposite vectors have no unique
- * shortest rotation: the half turn is taken about the axis perpendicular to `a` that is least aligned with a
- * world axis, so the result is still deterministic.
+ * Below this, 1 + a·b has lost too many digits for the half-angle form: the arc is built from its axis and
+ * angle instead (see {@link quatFromUnitVectors}).
+ */
+const NEAR_OPPOSITE = 1e-6;
+
+/**
+ * out = the shortest rotation taking unit vector a to unit vector b, exact for any pair. Nearly opposite
+ * vectors are the hard case: their cross product is tiny, so its rounding error tilts the axis toward `a`
+ * and the half turn then misses b by that tilt. There the axis is made exactly perpendicular to `a` and the
+ * angle is taken from atan2, which keeps every digit; opposite vectors (no cross product left) turn half
+ * way about the perpendicular of `a` least aligned with a world axis, so the result is still deterministic.
  */
 export function quatFromUnitVectors(
   out: Float64Array,
@@ -163,38 +171,48 @@ export function quatFromUnitVectors(
     by = b[bo + 1],
     bz = b[bo + 2];
   const d = ax * bx + ay * by + az * bz;
-  if (d < -1 + 1e-12) {
-    let px: number, py: number, pz: number;
-    if (Math.abs(ax) <= Math.abs(ay) && Math.abs(ax) <= Math.abs(az)) {
-      px = 0;
-      py = az;
-      pz = -ay;
-    } else if (Math.abs(ay) <= Math.abs(az)) {
-      px = -az;
-      py = 0;
-      pz = ax;
-    } else {
-      px = ay;
-      py = -ax;
-      pz = 0;
-    }
-    const l = Math.sqrt(px * px + py * py + pz * pz);
-    out[o] = px / l;
-    out[o + 1] = py / l;
-    out[o + 2] = pz / l;
-    out[o + 3] = 0;
+  let x = ay * bz - az * by,
+    y = az * bx - ax * bz,
+    z = ax * by - ay * bx;
+  if (d >= -1 + NEAR_OPPOSITE) {
+    // q = (a x b, 1 + a.b) normalised: the half-angle form, exact and stable away from opposite vectors.
+    const w = 1 + d;
+    const len = Math.sqrt(x * x + y * y + z * z + w * w);
+    out[o] = x / len;
+    out[o + 1] = y / len;
+    out[o + 2] = z / len;
+    out[o + 3] = w / len;
     return;
   }
-  // q = (a x b, 1 + a.b) normalised: the half-angle form, exact and stable away from opposite vectors.
-  const x = ay * bz - az * by,
-    y = az * bx - ax * bz,
-    z = ax * by - ay * bx,
-    w = 1 + d;
-  const len = Math.sqrt(x * x + y * y + z * z + w * w);
-  out[o] = x / len;
-  out[o + 1] = y / len;
-  out[o + 2] = z / len;
-  out[o + 3] = w / len;
+  const sin = Math.sqrt(x * x + y * y + z * z);
+  // The axis, perpendicular to a: the cross product's direction, with what rounding left along a removed.
+  const along = x * ax + y * ay + z * az;
+  x -= along * ax;
+  y -= along * ay;
+  z -= along * az;
+  let l = Math.sqrt(x * x + y * y + z * z);
+  if (!(l > 1e-15)) {
+    if (Math.abs(ax) <= Math.abs(ay) && Math.abs(ax) <= Math.abs(az)) {
+      x = 0;
+      y = az;
+      z = -ay;
+    } else if (Math.abs(ay) <= Math.abs(az)) {
+      x = -az;
+      y = 0;
+      z = ax;
+    } else {
+      x = ay;
+      y = -ax;
+      z = 0;
+    }
+    l = Math.sqrt(x * x + y * y + z * z);
+  }
+  const half = 0.5 * Math.atan2(sin, d);
+  const s = Math.sin(half) / l;
+  out[o] = x * s;
+  out[o + 1] = y * s;
+  out[o + 2] = z * s;
+  out[o + 3] = Math.cos(half);
 }
 
 /** Normalises the vector in place; returns false (and leaves it) when it is zero. */

@@ -1,0 +1,159 @@
+import {
+  LIMIT_FIXED as LIMIT_FIXEDBinding,
+  LIMIT_HINGE as LIMIT_HINGEBinding,
+  LIMIT_ROTATION as LIMIT_ROTATIONBinding,
+  LIMIT_SWING as LIMIT_SWINGBinding,
+  LIMIT_TWIST as LIMIT_TWISTBinding,
+} from "./limits.js";
+import { clearOnLimit as clearOnLimitBinding } from "./lockEscape.js";
+import type { SolvePlan } from "./plan.js";
+import {
+  quatMultiply as quatMultiplyBinding,
+  quatNormalize as quatNormalizeBinding,
+  quatRotate as quatRotateBinding,
+} from "./quaternion.js";
+
+// Module-local references to imported bindings (see fabrik.ts).
+const LIMIT_FIXED = LIMIT_FIXEDBinding;
+const LIMIT_HINGE = LIMIT_HINGEBinding;
+const LIMIT_ROTATION = LIMIT_ROTATIONBinding;
+const LIMIT_SWING = LIMIT_SWINGBinding;
+const LIMIT_TWIST = LIMIT_TWISTBinding;
+const clearOnLimit = clearOnLimitBinding;
+const quatMultiply = quatMultiplyBinding;
+const quatNormalize = quatNormalizeBinding;
+const quatRotate = quatRotateBinding;
+
+// plan.scratch.temp slots: a bone direction, the local rotation being built, a swing and a twist.
+const V = 4;
+const L = 16;
+const S = 20;
+const T = 24;
+
+/*
+ * When escapes stop paying, the solver starts the component again elsewhere and keeps the best pose seen
+ * (a planar arm whose joints sit at +90° and -90° is a minimum no small step leaves; another start is on
+ * the other side of it). The first restart puts every limited joint at the middle of its range; the later
+ * ones scatter the limited joints over their ranges by a fixed hash of the restart and the joint, so a
+ * solve is still a pure function of its input. Free and fixed joints keep their input rotations.
+ */
+
+/** Starts component c again from restart number `k` (0: mid-range; from 1: scattered within the limits). */
+export function restartComponent(
+  plan: SolvePlan,
+  c: number,
+  positions: Float64Array,
+  orientations: Float64Array,
+  k: number,
+): void {
+  const { activeJoints, limits } = plan;
+  const parents = plan.rig.parents;
+  const { temp, localOffset, boneLength, inputLocal, rotatingIndex } = plan.scratch;
+  const b = plan.componentBase[c];
+  // Every start is inside every limit.
+  clearOnLimit(plan, c);
+  startLocal(plan, b, k, temp);
+  const p = parents[b];
+  if (p >= 0) quatMultiply(orientations, 4 * b, orientations, 4 * p, temp, L);
+  else for (let i = 0; i < 4; i++) orientations[4 * b + i] = temp[L + i];
+  quatNormalize(orientations, 4 * b);
+  for (let i = plan.componentStart[c]; i < plan.componentStart[c + 1]; i++) {
+    const j = activeJoints[i];
+    const q = parents[j];
+    const j3 = 3 * j,
+      q4 = 4 * q;
+    quatRotate(temp, V, orientations, q4, localOffset, j3);
+    const len = boneLength[j];
+    positions[j3] = positions[3 * q] + len * temp[V];
+    positions[j3 + 1] = positions[3 * q + 1] + len * temp[V + 1];
+    positions[j3 + 2] = positions[3 * q + 2] + len * temp[V + 2];
+    if (rotatingIndex[j] >= 0 && limits.flags[j] & LIMIT_ROTATION) {
+      startLocal(plan, j, k, temp);
+      quatMultiply(orientations, 4 * j, orientations, q4, temp, L);
+    } else {
+      quatMultiply(orientations, 4 * j, orientations, q4, inputLocal, 4 * j);
+    }
+    quatNormalize(orientations, 4 * j);
+  }
+}
+
+/** temp[L..] = joint j's local rotation for restart k (its input rotation when free or fixed). */
+function startLocal(plan: SolvePlan, j: number, k: number, temp: Float64Array): void {
+  const limits = plan.limits;
+  const flags = limits.flags[j];
+  if ((flags & LIMIT_ROTATION) === 0 || flags & LIMIT_FIXED) {
+    for (let i = 0; i < 4; i++) temp[L + i] = plan.scratch.inputLocal[4 * j + i];
+    return;
+  }
+  const j3 = 3 * j;
+  // Δ = swing · twist relative to the rest rotation; at mid-range the swing is none.
+  temp[S] = 0;
+  temp[S + 1] = 0;
+  temp[S + 2] = 0;
+  temp[S + 3] = 1;
+  let angle = 0;
+  let axis = limits.boneAxis;
+  if (flags & LIMIT_HINGE) {
+    const min = limits.hinge[2 * j],
+      max = limits.hinge[2 * j + 1];
+    angle = min + (k === 0 ? 0.5 : hash(k, j, 0)) * (max - min);
+    axis = limits.hingeAxis;
+  } else {
+    if (flags & LIMIT_TWIST) {
+      const min = limits.twist[2 * j],
+        max = limits.twist[2 * j + 1];
+      angle = min + (k === 0 ? 0.5 : hash(k, j, 0)) * (max - min);
+    }
+    if (flags & LIMIT_SWING && k > 0) scatterSwing(plan, j, k, temp);
+  }
+  const s = Math.sin(0.5 * angle);
+  temp[T] = axis[j3] * s;
+  temp[T + 1] = axis[j3 + 1] * s;
+  temp[T + 2] = axis[j3 + 2] * s;
+  temp[T + 3] = Math.cos(0.5 * angle);
+  quatMultiply(temp, L, temp, S, temp, T);
+  quatMultiply(temp, L, limits.restLocal, 4 * j, temp, L);
+}
+
+/**
+ * temp[S..] = a swing of joint j toward a hashed direction, by a hashed fraction of how far its elliptical
+ * cone reaches that way (each quadrant of the cone is a quarter-ellipse of its two side angles).
+ */
+function scatterSwing(plan: SolvePlan, j: number, k: number, temp: Float64Array): void {
+  const limits = plan.limits;
+  const j3 = 3 * j,
+    j4 = 4 * j;
+  const phi = 2 * Math.PI * hash(k, j, 1);
+  const cx = Math.cos(phi),
+    cy = Math.sin(phi);
+  const rx = cx >= 0 ? limits.swing[j4 + 1] : limits.swing[j4 + 3];
+  const ry = cy >= 0 ? limits.swing[j4] : limits.swing[j4 + 2];
+  const ex = cx / rx,
+    ey = cy / ry;
+  const reach = rx > 0 && ry > 0 ? 1 / Math.sqrt(ex * ex + ey * ey) : 0;
+  const theta = hash(k, j, 2) * Math.min(reach, Math.PI);
+  if (!(theta > 0)) return;
+  const a = limits.boneAxis,
+    up = limits.upAxis,
+    right = limits.rightAxis;
+  // Toward u = cos φ · right + sin φ · up, about a × u.
+  const ux = cx * right[j3] + cy * up[j3],
+    uy = cx * right[j3 + 1] + cy * up[j3 + 1],
+    uz = cx * right[j3 + 2] + cy * up[j3 + 2];
+  const s = Math.sin(0.5 * theta);
+  temp[S] = (a[j3 + 1] * uz - a[j3 + 2] * uy) * s;
+  temp[S + 1] = (a[j3 + 2] * ux - a[j3] * uz) * s;
+  temp[S + 2] = (a[j3] * uy - a[j3 + 1] * ux) * s;
+  temp[S + 3] = Math.cos(0.5 * theta);
+}
+
+/** A number in [0, 1) fixed by (k, j, d): an integer hash, so restarts are reproducible everywhere. */
+function hash(k: number, j: number, d: number): number {
+  let h = (Math.imul(k, 0x9e3779b1) ^ Math.imul(j + 1, 0x85ebca77) ^ Math.imul(d + 1, 0xc2b2ae3d)) >>> 0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x7feb352d);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x846ca68b);
+  h ^= h >>> 16;
+  return (h >>> 0) / 4294967296;
+}
