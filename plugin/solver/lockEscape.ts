@@ -1,8 +1,5 @@
 import { projectRotation as projectRotationBinding } from "./jointLimitProjection.js";
-import {
-  LIMIT_FIXED as LIMIT_FIXEDBinding,
-  LIMIT_ROTATION as LIMIT_ROTATIONBinding,
-} from "./limits.js";
+import { LIMIT_FIXED as LIMIT_FIXEDBinding, LIMIT_ROTATION as LIMIT_ROTATIONBinding } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
 import {
   quatConjugateMultiply as quatConjugateMultiplyBinding,
