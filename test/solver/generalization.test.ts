@@ -20,7 +20,15 @@ import {
   type Outcome,
   type Summary,
 } from "./generalization/runCases.js";
-import { loweredHipsLeg, tPoseArmReproducer } from "./generalization/straightLimbs.js";
+import { poseErrors } from "./generalization/invariants.js";
+import { point } from "./generalization/kinematics.js";
+import {
+  T_POSE_ARM_SOLUTION,
+  armPose,
+  loweredHipsLeg,
+  tPoseArm,
+  tPoseArmReproducer,
+} from "./generalization/straightLimbs.js";
 
 const outcomes = new Map<string, Outcome[]>();
 function outcomesOf(name: string): Outcome[] {
@@ -49,6 +57,58 @@ function expectAllSolved(name: string): void {
   const s = summarize(name, list);
   expect(s.solved, `${describeSummary(s)}; e.g. ${failures(list, solved)}`).toBe(s.count);
 }
+
+describe("the generators make reachable targets", () => {
+  test("each target made from a pose: that pose keeps its limits and bones and puts the effector on it", () => {
+    const problems: string[] = [];
+    let checked = 0;
+    for (const set of CASE_SETS) {
+      for (const c of set.cases()) {
+        if (c.witness === undefined) continue;
+        checked++;
+        const e = poseErrors(c.rig, c.limits, c.start, c.witness);
+        const miss = Math.hypot(
+          ...[0, 1, 2].map((i) => c.witness!.positions[3 * c.effector + i] - c.target[i]),
+        );
+        if (!(e.limit <= 1e-12 && e.length <= 1e-12 && e.orientation <= 1e-12 && miss === 0))
+          problems.push(`${c.label}: ${JSON.stringify(e)}, effector ${miss} off`);
+      }
+    }
+    expect(checked).toBeGreaterThan(5000);
+    expect(problems.slice(0, 3)).toEqual([]);
+  });
+
+  test("item 4: the issue's shoulder rotation and elbow angle put the hand on the T-pose arm's target", () => {
+    const arm = tPoseArm();
+    const pose = armPose(arm, T_POSE_ARM_SOLUTION.upperArm, T_POSE_ARM_SOLUTION.elbow);
+    const hand = point(pose, arm.effector);
+    const target = tPoseArmReproducer().target;
+    expect(Math.hypot(...[0, 1, 2].map((i) => hand[i] - target[i]))).toBeLessThan(2e-5);
+    expect(poseErrors(arm.rig, arm.limits, tPoseArmReproducer().start, pose).limit).toBeLessThan(1e-12);
+  });
+
+  test("item 3: joint values within ±90° put the 4,4,4 arm's tip on (8.81688, −0.629218, 0)", () => {
+    // The last link's direction is free (three joints, two coordinates): sweep it, and solve the first two
+    // links for the wrist in closed form.
+    const [x, y] = [8.81688, -0.629218];
+    let best = Infinity;
+    for (let k = 0; k < 36000; k++) {
+      const phi = -Math.PI + (2 * Math.PI * k) / 36000;
+      const wx = x - 4 * Math.cos(phi),
+        wy = y - 4 * Math.sin(phi);
+      const cosElbow = (wx * wx + wy * wy - 32) / 32;
+      if (Math.abs(cosElbow) > 1) continue;
+      for (const sign of [-1, 1]) {
+        const t2 = sign * Math.acos(cosElbow);
+        const t1 = Math.atan2(wy, wx) - Math.atan2(4 * Math.sin(t2), 4 + 4 * Math.cos(t2));
+        const t3 = phi - t1 - t2;
+        const wrap = (a: number) => Math.atan2(Math.sin(a), Math.cos(a));
+        best = Math.min(best, Math.max(Math.abs(wrap(t1)), Math.abs(wrap(t2)), Math.abs(wrap(t3))));
+      }
+    }
+    expect(best).toBeLessThan(Math.PI / 2);
+  });
+});
 
 describe("revolute arms: reachable targets from random joint values, from the straight pose", () => {
   test(`${PLANAR_3}: 1000/1000 within 1e-3 of reach`, () => expectAllSolved(PLANAR_3));

@@ -62,4 +62,6 @@ export interface IkCase {
   readonly scale: number;
   /** The least residual any pose reaches: 0 for a reachable target, else how far out of reach it lies. */
   readonly floor?: number;
+  /** A pose within the limits that puts the effector on the target, when the target was made from one. */
+  readonly witness?: Pose;
 }

@@ -5,11 +5,12 @@ import {
   createRig,
   setJointLimit,
   type JointLimits,
+  type Pose,
   type Rig,
 } from "../../../plugin/index.js";
 import { random } from "../fixtures.js";
 import { axisAngle } from "../limitChecks.js";
-import { forwardKinematics, type IkCase, type Quat, type Vec3 } from "./kinematics.js";
+import { forwardKinematics, point, type IkCase, type Vec3 } from "./kinematics.js";
 
 /** Relative tolerance of the arm tables: a solve counts as solved within 1e-3 of the arm's reach. */
 export const ARM_TOLERANCE = 1e-3;
@@ -80,27 +81,36 @@ export function randomPlanarArm(rand: () => number, hinges: number, range = Math
   return planarArm(lengths, range);
 }
 
-/** The tip's position for the given joint values. */
-export function armTip(arm: RevoluteArm, angles: readonly number[]): Float64Array {
-  const deltas: Quat[] = arm.axes.map((axis, i) => axisAngle(axis, angles[i]));
-  const pose = forwardKinematics(arm.rig, deltas);
+/** The arm's pose for the given joint values. */
+export function armPose(arm: RevoluteArm, angles: readonly number[]): Pose {
+  return forwardKinematics(
+    arm.rig,
+    arm.axes.map((axis, i) => axisAngle(axis, angles[i])),
+  );
+}
+
+/** A pose at joint values drawn uniformly within each hinge's range: its tip is a reachable target. */
+export function randomArmPose(arm: RevoluteArm, rand: () => number): Pose {
+  return armPose(
+    arm,
+    arm.axes.map(() => arm.range * (2 * rand() - 1)),
+  );
+}
+
+/**
+ * A solve of the arm's tip toward `target`, or toward the tip of the pose `witness`, from the straight rest
+ * pose, to 1e-3 of its reach.
+ */
+export function armCase(arm: RevoluteArm, to: Float64Array | Pose, label: string): IkCase {
   const tip = arm.axes.length;
-  return pose.positions.slice(3 * tip, 3 * tip + 3);
-}
-
-/** A reachable target: the tip at joint values drawn uniformly within each hinge's range. */
-export function randomArmTarget(arm: RevoluteArm, rand: () => number): Float64Array {
-  const angles = arm.axes.map(() => arm.range * (2 * rand() - 1));
-  return armTip(arm, angles);
-}
-
-/** A solve of the arm's tip toward `target` from the straight rest pose, to 1e-3 of its reach. */
-export function armCase(arm: RevoluteArm, target: Float64Array, label: string): IkCase {
+  const witness = to instanceof Float64Array ? undefined : to;
+  const target = witness === undefined ? (to as Float64Array) : point(witness, tip);
   return {
     label,
+    witness,
     rig: arm.rig,
     limits: arm.limits,
-    effector: arm.axes.length,
+    effector: tip,
     start: forwardKinematics(arm.rig, []),
     target,
     settings: { tolerance: ARM_TOLERANCE * arm.reach },
@@ -113,7 +123,7 @@ export function fixedPlanarArmCases(lengths: readonly number[], count: number, s
   const arm = planarArm(lengths);
   const rand = random(seed);
   return Array.from({ length: count }, (_, i) =>
-    armCase(arm, randomArmTarget(arm, rand), `planar ${lengths.join(",")} #${i}`),
+    armCase(arm, randomArmPose(arm, rand), `planar ${lengths.join(",")} #${i}`),
   );
 }
 
@@ -122,7 +132,7 @@ export function randomPlanarArmCases(hinges: number, count: number, seed: number
   const rand = random(seed);
   return Array.from({ length: count }, (_, i) => {
     const arm = randomPlanarArm(rand, hinges);
-    return armCase(arm, randomArmTarget(arm, rand), `planar ${hinges}-hinge seed ${seed} #${i}`);
+    return armCase(arm, randomArmPose(arm, rand), `planar ${hinges}-hinge seed ${seed} #${i}`);
   });
 }
 
@@ -133,7 +143,7 @@ export function twistedArmCases(links: number, range: number, count: number, see
     const arm = randomTwistedArm(rand, links, range);
     return armCase(
       arm,
-      randomArmTarget(arm, rand),
+      randomArmPose(arm, rand),
       `twisted ${links}-link ±${range.toFixed(2)} seed ${seed} #${i}`,
     );
   });

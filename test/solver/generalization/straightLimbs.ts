@@ -6,6 +6,7 @@ import {
   projectRotation,
   setJointLimit,
   type JointLimits,
+  type Pose,
   type Rig,
 } from "../../../plugin/index.js";
 import { random } from "../fixtures.js";
@@ -39,9 +40,9 @@ export function tPoseArm(): Limb {
   return { rig, limits, effector: 3, reach: 0.47 };
 }
 
-/** The arm's hand for an upperArm rotation Δ and an elbow angle. */
-export function armHand(arm: Limb, upperArm: Quat, elbow: number): Float64Array {
-  return point(forwardKinematics(arm.rig, [undefined, upperArm, axisAngle(ELBOW_AXIS, elbow)]), arm.effector);
+/** The arm's pose for an upperArm rotation Δ and an elbow angle. */
+export function armPose(arm: Limb, upperArm: Quat, elbow: number): Pose {
+  return forwardKinematics(arm.rig, [undefined, upperArm, axisAngle(ELBOW_AXIS, elbow)]);
 }
 
 /** The issue's reproducer: reachable (upperArm turned by the quaternion below, elbow 0.8256), tolerance 1e-4. */
@@ -94,17 +95,21 @@ export function tPoseArmCases(count: number, seed: number): IkCase[] {
   const arm = tPoseArm();
   const rand = random(seed);
   const start = forwardKinematics(arm.rig, []);
-  return Array.from({ length: count }, (_, i) => ({
-    label: `T-pose arm seed ${seed} #${i}`,
-    rig: arm.rig,
-    limits: arm.limits,
-    effector: arm.effector,
-    chainLength: 2,
-    start,
-    target: armHand(arm, randomShoulder(arm.limits, rand), ELBOW_MAX * rand()),
-    settings: {},
-    scale: arm.reach,
-  }));
+  return Array.from({ length: count }, (_, i) => {
+    const witness = armPose(arm, randomShoulder(arm.limits, rand), ELBOW_MAX * rand());
+    return {
+      label: `T-pose arm seed ${seed} #${i}`,
+      rig: arm.rig,
+      limits: arm.limits,
+      effector: arm.effector,
+      chainLength: 2,
+      start,
+      target: point(witness, arm.effector),
+      settings: {},
+      scale: arm.reach,
+      witness,
+    };
+  });
 }
 
 const SPLAY = (3 * Math.PI) / 180;
