@@ -17,7 +17,7 @@ export interface Outcome {
   readonly case: IkCase;
   readonly pose: Pose;
   readonly residual: number;
-  /** The residual as a fraction of the case's scale. */
+  /** How much further than it must the effector ended (residual − floor), as a fraction of the case's scale. */
   readonly relative: number;
   readonly tolerance: number;
   readonly iterations: number;
@@ -65,7 +65,7 @@ export function runCase(c: IkCase): Outcome {
     case: c,
     pose,
     residual,
-    relative: residual / c.scale,
+    relative: (residual - (c.floor ?? 0)) / c.scale,
     tolerance,
     iterations: report.iterations,
     converged: report.converged,
@@ -120,7 +120,7 @@ export interface Summary {
   readonly count: number;
   /** Solves that ended within their tolerance (see {@link solved}). */
   readonly solved: number;
-  /** Mean final residual as a fraction of each case's scale. */
+  /** Mean final residual beyond the case's floor, as a fraction of its scale. */
   readonly meanError: number;
   readonly worstError: number;
   readonly meanIterations: number;
