@@ -7,7 +7,7 @@ import {
   solvePlan,
 } from "../../plugin/index.js";
 import { CASE_SETS, PLANAR_3 } from "../solver/generalization/caseSets.js";
-import type { IkCase } from "../solver/generalization/kinematics.js";
+import type { IkCase } from "../solver/generalization/ikCase.js";
 import { planFor, runCase, runPlain, solved, summarize } from "../solver/generalization/runCases.js";
 import { formatTable, machineName, median } from "./harness.js";
 

@@ -5,7 +5,7 @@ import { describe, expect, test } from "vitest";
 import { DEFAULT_MAX_ITERATIONS, compilePlan, solvePlan } from "../../plugin/index.js";
 import { clonePose } from "./fixtures.js";
 import { CASE_SETS, PLANAR_3, TWISTED_2, caseSet } from "./generalization/caseSets.js";
-import type { IkCase } from "./generalization/kinematics.js";
+import type { IkCase } from "./generalization/ikCase.js";
 import {
   flipReproducer,
   foldedChainCases,

@@ -1,6 +1,6 @@
 // The generalization suite's case sets, with their sizes and seeds in one place: the test asserts the
 // issue's bars on them and the bench prints what it measures on the same cases.
-import type { IkCase } from "./kinematics.js";
+import type { IkCase } from "./ikCase.js";
 import { nearLineCases } from "./nearLine.js";
 import { flipReproducer, foldedChainCases, nearLineReproducer, planarArmReproducer } from "./reproducers.js";
 import { fixedPlanarArmCases, randomPlanarArmCases, twistedArmCases } from "./revoluteArms.js";

@@ -2,7 +2,7 @@
 // see an almost collinear problem.
 import { createPose } from "../../../plugin/index.js";
 import { random, straightChain } from "../fixtures.js";
-import type { IkCase } from "./kinematics.js";
+import type { IkCase } from "./ikCase.js";
 
 export const NEAR_LINE_BONES = 10;
 /** How far off the line the targets lie, in bone lengths. */

@@ -2,7 +2,7 @@
 // numbers and settings, and the folded chains item 5 generalises to.
 import { createPose, createRig, type Rig } from "../../../plugin/index.js";
 import { random, straightChain } from "../fixtures.js";
-import type { IkCase } from "./kinematics.js";
+import type { IkCase } from "./ikCase.js";
 import { armCase, planarArm } from "./revoluteArms.js";
 
 /** Item 1: a straight unlimited 10-bone chain, target 1e-5 off its line. Plain FABRIK converges in 30. */

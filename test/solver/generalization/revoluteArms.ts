@@ -10,7 +10,8 @@ import {
 } from "../../../plugin/index.js";
 import { random } from "../fixtures.js";
 import { axisAngle } from "../limitChecks.js";
-import { forwardKinematics, point, type IkCase, type Vec3 } from "./kinematics.js";
+import { forwardKinematics, point, type Vec3 } from "./kinematics.js";
+import type { IkCase } from "./ikCase.js";
 
 /** Relative tolerance of the arm tables: a solve counts as solved within 1e-3 of the arm's reach. */
 export const ARM_TOLERANCE = 1e-3;

@@ -10,7 +10,7 @@ import {
 } from "../../../plugin/index.js";
 import { clonePose } from "../fixtures.js";
 import { poseErrors, type PoseErrors } from "./invariants.js";
-import type { IkCase } from "./kinematics.js";
+import type { IkCase } from "./ikCase.js";
 import { plainFabrik, type PlainResult } from "./plainFabrik.js";
 
 export interface Outcome {

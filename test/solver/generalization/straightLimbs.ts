@@ -11,7 +11,8 @@ import {
 } from "../../../plugin/index.js";
 import { random } from "../fixtures.js";
 import { axisAngle, mul } from "../limitChecks.js";
-import { forwardKinematics, point, type IkCase, type Quat, type Vec3 } from "./kinematics.js";
+import { forwardKinematics, point, type Quat, type Vec3 } from "./kinematics.js";
+import type { IkCase } from "./ikCase.js";
 
 export interface Limb {
   readonly rig: Rig;
