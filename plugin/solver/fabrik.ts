@@ -20,6 +20,7 @@ import {
   savePose as savePoseBinding,
 } from "./lockEscape.js";
 import { restartComponent as restartComponentBinding } from "./restart.js";
+import { placeTwoBoneLimb as placeTwoBoneLimbBinding } from "./twoBoneLimb.js";
 import {
   backwardPassOriented as backwardPassOrientedBinding,
   forwardPassOriented as forwardPassOrientedBinding,
@@ -28,6 +29,7 @@ import type { SolvePlan, SolveReport } from "./plan.js";
 import {
   applyPoles as applyPolesBinding,
   bendAcrossLine as bendAcrossLineBinding,
+  foldSwivelled as foldSwivelledBinding,
   bendCollinearChains as bendCollinearChainsBinding,
 } from "./poles.js";
 import type { Pose } from "./pose.js";
@@ -56,6 +58,7 @@ const clearOnLimit = clearOnLimitBinding;
 const escapeLock = escapeLockBinding;
 const measureResiduals = measureResidualsBinding;
 const restartComponent = restartComponentBinding;
+const placeTwoBoneLimb = placeTwoBoneLimbBinding;
 const targetsWithinLength = targetsWithinLengthBinding;
 const restorePose = restorePoseBinding;
 const savePose = savePoseBinding;
@@ -65,6 +68,7 @@ const applyPoles = applyPolesBinding;
 const seedTwoBoneChain = seedTwoBoneChainBinding;
 const bendCollinearChains = bendCollinearChainsBinding;
 const bendAcrossLine = bendAcrossLineBinding;
+const foldSwivelled = foldSwivelledBinding;
 const quatConjugateMultiply = quatConjugateMultiplyBinding;
 const quatMultiply = quatMultiplyBinding;
 const quatNormalize = quatNormalizeBinding;
@@ -79,14 +83,14 @@ const TOLERANCE_SLOT = 0;
 export interface SolveSettings {
   /** An effector within this distance of its target counts as reached (model units). Default 1e-3. */
   tolerance?: number;
-  /** Iteration cap per solve (one forward plus one backward pass each). Default 20. */
+  /** Iteration cap per solve (one forward plus one backward pass each). Default 100: easy targets end long before. */
   maxIterations?: number;
   /** Pole points, x y z per effector (only read for effectors compiled with `pole: true`). */
   poles?: Float64Array;
 }
 
 export const DEFAULT_TOLERANCE = 1e-3;
-export const DEFAULT_MAX_ITERATIONS = 20;
+export const DEFAULT_MAX_ITERATIONS = 100;
 
 /**
  * An iteration that lowers the summed residual by less than this fraction of the tolerance counts as a stall:
@@ -95,6 +99,8 @@ export const DEFAULT_MAX_ITERATIONS = 20;
 const STALL_FRACTION = 1e-3;
 /** Retries of a lock escape that found nothing better (escapes themselves are bounded by the iteration cap). */
 const MAX_ATTEMPTS = 3;
+/** Restarts in a row that find nothing better before the solve settles for its best pose. */
+const MAX_FRUITLESS_RESTARTS = 3;
 /** An iteration that removes less than this fraction of the error, with a joint on its limit, is a lock. */
 const SLUGGISH_FRACTION = 0.03;
 const ESCAPE_ATTEMPT_SLOT = 5;
@@ -496,6 +502,12 @@ function iterateComponent(
     best = numbers[RESIDUAL_SUM_SLOT];
     savePose(plan, c, positions, orientations);
   }
+  // A two-bone limb bending at a hinge is answered in closed form when its root's limits allow it.
+  if (oriented && placeTwoBoneLimb(plan, c, positions, orientations, targets)) {
+    measureResiduals(plan, firstEffector, lastEffector, positions, targets);
+    if (numbers[MAX_RESIDUAL_SLOT] <= tolerance) return 1;
+    // (Out of the hinge's reach after all, by rounding: the passes take it from here.)
+  }
   bendCollinearChains(plan, c, positions, orientations, targets);
   seedTwoBoneChain(plan, c, positions, targets);
 
@@ -506,12 +518,14 @@ function iterateComponent(
   const hinged = oriented && hasLimit(plan, c, LIMIT_HINGE);
   // Within length, only the limits or a poor configuration keep a target from being met: worth escaping
   // from anything. Out of reach, the best pose is the answer and an escape only helps a locked limit.
-  const withinLength = targetsWithinLength(plan, c, positions, targets);
+  const withinLength = targetsWithinLength(plan, c, positions, targets, 1);
   let previous = Infinity;
   let bestAtLastEscape = Infinity;
   let escapes = 0;
   let attempts = 0;
   let restarts = 0;
+  let fruitless = 0;
+  let bestAtRestart = Infinity;
   let bent = false;
   let iteration = 0;
   while (iteration < maxIterations) {
@@ -565,9 +579,14 @@ function iterateComponent(
     if (singleJoint || !(withinLength || anyOnLimit(plan, c))) break;
     if (best < bestAtLastEscape - stall) attempts = 0;
     else if (++attempts > MAX_ATTEMPTS) {
-      // Out of reach, one restart only confirms the best pose; within length, another start may find it.
+      // Out of reach, one restart only confirms the best pose; within length, another start may find it,
+      // until a few in a row have found nothing better.
+      if (best < bestAtRestart - stall) fruitless = 0;
+      else if (++fruitless > MAX_FRUITLESS_RESTARTS) break;
       if (restarts > 0 && !withinLength) break;
-      restartComponent(plan, c, positions, orientations, restarts++);
+      bestAtRestart = best;
+      restartComponent(plan, c, positions, orientations, restarts);
+      foldSwivelled(plan, c, positions, orientations, targets, restarts++);
       attempts = 0;
       bestAtLastEscape = Infinity;
       previous = Infinity;

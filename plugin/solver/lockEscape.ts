@@ -95,7 +95,7 @@ export function escapeLock(
   let step = ((STEP_GAIN * numbers[RESIDUAL_SUM_SLOT]) / reach) * 2 ** numbers[ATTEMPT_SLOT];
   step = step < MIN_STEP ? MIN_STEP : step > MAX_STEP ? MAX_STEP : step;
   numbers[4] = step;
-  numbers[RELAXATION_SLOT] = targetsWithinLength(plan, c, positions, targets) ? OVER_RELAXATION : 1;
+  numbers[RELAXATION_SLOT] = targetsWithinLength(plan, c, positions, targets, 0) ? OVER_RELAXATION : 1;
 
   const first = plan.componentEffectorStart[c],
     last = plan.componentEffectorStart[c + 1];
@@ -121,17 +121,20 @@ export function escapeLock(
 }
 
 /**
- * True when every effector of component c has its target within its chain's length of the component's base
- * (times {@link REACH_FRACTION}), so the limits, not the lengths, are what may keep it from reaching.
+ * True when every effector of component c has its target within its chain's length of the component's base:
+ * times {@link REACH_FRACTION} (`atEdge` 0: the limits, not the lengths, are what may keep it from reaching,
+ * and overshooting sweeps are safe), or plus the tolerance (`atEdge` 1: the lengths alone could meet it).
  */
 export function targetsWithinLength(
   plan: SolvePlan,
   c: number,
   positions: Float64Array,
   targets: Float64Array,
+  atEdge: number,
 ): boolean {
   const { effectorPath, effectorPathStart, componentEffectors } = plan;
   const boneLength = plan.scratch.boneLength;
+  const tolerance = plan.scratch.numbers[TOLERANCE_SLOT];
   const b3 = 3 * plan.componentBase[c];
   for (let k = plan.componentEffectorStart[c]; k < plan.componentEffectorStart[c + 1]; k++) {
     const e = componentEffectors[k];
@@ -141,7 +144,7 @@ export function targetsWithinLength(
     const dx = targets[3 * e] - positions[b3],
       dy = targets[3 * e + 1] - positions[b3 + 1],
       dz = targets[3 * e + 2] - positions[b3 + 2];
-    const reach = REACH_FRACTION * length;
+    const reach = atEdge === 1 ? length + tolerance : REACH_FRACTION * length;
     if (dx * dx + dy * dy + dz * dz >= reach * reach) return false;
   }
   return true;

@@ -24,6 +24,8 @@ const BEND = 20;
 const AIM = 24;
 const LENGTH = 27;
 const FOLD = 28;
+const SWIVEL = 35;
+const GOLDEN_ANGLE = Math.PI * (3 - Math.sqrt(5));
 
 /**
  * How far a fully collinear chain is bent before iterating, as a fraction of its length. FABRIK moves joints
@@ -121,6 +123,7 @@ export function bendCollinearChains(
   orientations: Float64Array,
   targets: Float64Array,
 ): void {
+  plan.scratch.temp[SWIVEL] = 0;
   bendChains(plan, c, positions, orientations, targets, false);
 }
 
@@ -132,6 +135,25 @@ export function bendAcrossLine(
   orientations: Float64Array,
   targets: Float64Array,
 ): void {
+  plan.scratch.temp[SWIVEL] = 0;
+  bendChains(plan, c, positions, orientations, targets, true);
+}
+
+/**
+ * Restart number k of a limited component: every unmet chain that bends at a one-sided hinge folded as
+ * {@link bendAcrossLine} does, its plane turned about the line to the target by k golden angles, so
+ * successive restarts try planes spread evenly around it (the plane a limb bends in is what its limits most
+ * often rule out). Other chains keep the restart's pose.
+ */
+export function foldSwivelled(
+  plan: SolvePlan,
+  c: number,
+  positions: Float64Array,
+  orientations: Float64Array,
+  targets: Float64Array,
+  k: number,
+): void {
+  plan.scratch.temp[SWIVEL] = k * GOLDEN_ANGLE + 1;
   bendChains(plan, c, positions, orientations, targets, true);
 }
 
@@ -316,6 +338,20 @@ function bendPath(
   px /= pl;
   py /= pl;
   pz /= pl;
+  // A restart (temp[SWIVEL] = 1 + the swivel) folds hinged limbs only: an arc's plane is the restart's own.
+  if (temp[SWIVEL] !== 0 && hinge < 0) return;
+  const swivel = temp[SWIVEL] === 0 ? 0 : temp[SWIVEL] - 1;
+  if (swivel !== 0) {
+    // p turned about t: p cos + (t × p) sin (p is perpendicular to t).
+    const cs = Math.cos(swivel),
+      sn = Math.sin(swivel);
+    const qx = ty * pz - tz * py,
+      qy = tz * px - tx * pz,
+      qz = tx * py - ty * px;
+    px = px * cs + qx * sn;
+    py = py * cs + qy * sn;
+    pz = pz * cs + qz * sn;
+  }
   const bx = positions[b3],
     by = positions[b3 + 1],
     bz = positions[b3 + 2];

@@ -19,7 +19,7 @@ describe("the lock escape's reach test", () => {
     solvePlan(plan, pose, targets);
     const at = (distance: number) => {
       targets.set([distance, 1, 0]);
-      return targetsWithinLength(plan, 0, pose.positions, targets);
+      return targetsWithinLength(plan, 0, pose.positions, targets, 0);
     };
     expect(at(0)).toBe(true); // on the base itself
     expect(at(1.97)).toBe(true);
@@ -36,10 +36,10 @@ describe("the lock escape's reach test", () => {
     const targets = new Float64Array(6);
     solvePlan(plan, pose, targets);
     targets.set([-6.8, 0, 0, 6.8, 0, 0]);
-    expect(targetsWithinLength(plan, 0, pose.positions, targets)).toBe(true);
+    expect(targetsWithinLength(plan, 0, pose.positions, targets, 0)).toBe(true);
     targets.set([7.2, 0, 0], 3);
-    expect(targetsWithinLength(plan, 0, pose.positions, targets)).toBe(false);
+    expect(targetsWithinLength(plan, 0, pose.positions, targets, 0)).toBe(false);
     targets.set([-7.2, 0, 0, 0, 3, 0]);
-    expect(targetsWithinLength(plan, 0, pose.positions, targets)).toBe(false);
+    expect(targetsWithinLength(plan, 0, pose.positions, targets, 0)).toBe(false);
   });
 });

@@ -1,0 +1,224 @@
+import { measureHingeAngle as measureHingeAngleBinding } from "./jointLimitProjection.js";
+import { projectRotation as projectRotationBinding } from "./jointLimitProjection.js";
+import {
+  LIMIT_FIXED as LIMIT_FIXEDBinding,
+  LIMIT_HINGE as LIMIT_HINGEBinding,
+  LIMIT_ROTATION as LIMIT_ROTATIONBinding,
+  LIMIT_STRETCH as LIMIT_STRETCHBinding,
+} from "./limits.js";
+import type { SolvePlan } from "./plan.js";
+import {
+  quatConjugateMultiply as quatConjugateMultiplyBinding,
+  quatFromUnitVectors as quatFromUnitVectorsBinding,
+  quatMultiply as quatMultiplyBinding,
+  quatNormalize as quatNormalizeBinding,
+  quatRotate as quatRotateBinding,
+  quatRotateInverse as quatRotateInverseBinding,
+} from "./quaternion.js";
+
+// Module-local references to imported bindings (see fabrik.ts).
+const measureHingeAngle = measureHingeAngleBinding;
+const projectRotation = projectRotationBinding;
+const LIMIT_FIXED = LIMIT_FIXEDBinding;
+const LIMIT_HINGE = LIMIT_HINGEBinding;
+const LIMIT_ROTATION = LIMIT_ROTATIONBinding;
+const LIMIT_STRETCH = LIMIT_STRETCHBinding;
+const quatConjugateMultiply = quatConjugateMultiplyBinding;
+const quatFromUnitVectors = quatFromUnitVectorsBinding;
+const quatMultiply = quatMultiplyBinding;
+const quatNormalize = quatNormalizeBinding;
+const quatRotate = quatRotateBinding;
+const quatRotateInverse = quatRotateInverseBinding;
+
+/*
+ * A limb of two bones that bends at a hinge (upper arm, elbow, hand; thigh, knee, foot) has a closed-form
+ * answer: the distance to the target fixes the hinge angle, and what is left is the swivel, the turn of the
+ * whole limb about the line from its root to the target. Its root's swing and twist limits decide which
+ * swivels are allowed. FABRIK under limits finds such an answer only by creeping along the limit boundaries,
+ * and locks where the boundary bends away; this finds it at once: the swivel that turns the limb least from
+ * the pose it has (which keeps an animated limb's elbow or knee where the animation points it), else, when
+ * that one breaks the root's limits, the allowed swivel nearest to it.
+ */
+
+// plan.scratch.temp slots.
+const PARENT = 0; // the root's parent orientation
+const VEC = 4; // a vector
+const AIM = 8; // unit direction from the root to the target
+const ARC = 12; // the least turn of the root, then the root's orientation at swivel 0
+const SPIN = 16; // the swivel about AIM
+const ROOT = 20; // the root's candidate orientation
+const DELTA = 24; // its rotation relative to rest, then projected
+const BEND = 28; // the hinge joint's local rotation
+const ANGLE = 32; // the hinge angle now
+const AXIS = 33; // the hinge axis
+const LIMIT = 36; // projectRotation scratch (16)
+const SAMPLES = 48;
+
+/**
+ * Places component c exactly on its target when it is such a limb (one effector at the tip of a two-bone
+ * path, the middle joint a hinge, the root free or limited by swing and twist, nothing fixed or stretching,
+ * no pole) and a swivel within the root's limits reaches it. Returns false, leaving the pose untouched,
+ * otherwise.
+ */
+export function placeTwoBoneLimb(
+  plan: SolvePlan,
+  c: number,
+  positions: Float64Array,
+  orientations: Float64Array,
+  targets: Float64Array,
+): boolean {
+  const start = plan.componentStart[c];
+  if (!plan.componentIsPath[c] || plan.componentStart[c + 1] - start !== 2) return false;
+  if (plan.componentEffectorStart[c + 1] - plan.componentEffectorStart[c] !== 1) return false;
+  const { activeJoints, limits } = plan;
+  const flags = limits.flags;
+  const b = plan.componentBase[c],
+    m = activeJoints[start],
+    t = activeJoints[start + 1];
+  const e = plan.componentEffectors[plan.componentEffectorStart[c]];
+  if (plan.effectorJoints[e] !== t || plan.effectorHasPole[e]) return false;
+  if ((flags[m] & (LIMIT_HINGE | LIMIT_FIXED)) !== LIMIT_HINGE) return false;
+  if (flags[b] & (LIMIT_HINGE | LIMIT_FIXED) || (flags[m] | flags[t]) & LIMIT_STRETCH) return false;
+  const { boneLength, localOffset, temp, inputLocal, rotatingIndex } = plan.scratch;
+  const lm = boneLength[m],
+    lt = boneLength[t];
+  if (!(lm > 0) || !(lt > 0) || rotatingIndex[t] >= 0) return false;
+
+  const b3 = 3 * b,
+    m3 = 3 * m,
+    t3 = 3 * t,
+    m4 = 4 * m;
+  let ux = targets[3 * e] - positions[b3],
+    uy = targets[3 * e + 1] - positions[b3 + 1],
+    uz = targets[3 * e + 2] - positions[b3 + 2];
+  const d = Math.sqrt(ux * ux + uy * uy + uz * uz);
+  if (!(d > 1e-9 * (lm + lt))) return false;
+  ux /= d;
+  uy /= d;
+  uz /= d;
+
+  // The hinge angle φ that puts the tip at distance d: in the hinge's rest frame, with o the upper bone's
+  // direction seen from there, h the axis and w the lower bone, |v|² = lm² + lt² + 2 lm lt o·R(h, φ) w and
+  // o·R(h, φ) w = A + B cos φ + C sin φ.
+  quatRotateInverse(temp, VEC, limits.restLocal, m4, localOffset, m3);
+  const ox = temp[VEC],
+    oy = temp[VEC + 1],
+    oz = temp[VEC + 2];
+  const ha = limits.hingeAxis;
+  const hx = ha[m3],
+    hy = ha[m3 + 1],
+    hz = ha[m3 + 2];
+  const wx = localOffset[t3],
+    wy = localOffset[t3 + 1],
+    wz = localOffset[t3 + 2];
+  const A = (ox * hx + oy * hy + oz * hz) * (hx * wx + hy * wy + hz * wz);
+  const B = ox * wx + oy * wy + oz * wz - A;
+  const C = ox * (hy * wz - hz * wy) + oy * (hz * wx - hx * wz) + oz * (hx * wy - hy * wx);
+  const R = Math.sqrt(B * B + C * C);
+  if (!(R > 1e-9)) return false; // the hinge turns the lower bone about its own line: no bend to choose
+  const cos = ((d * d - lm * lm - lt * lt) / (2 * lm * lt) - A) / R;
+  if (!(cos >= -1 - 1e-12 && cos <= 1 + 1e-12)) return false; // too near or too far for any bend
+  const psi = Math.atan2(C, B);
+  const spread = Math.acos(cos > 1 ? 1 : cos < -1 ? -1 : cos);
+  const min = limits.hinge[2 * m],
+    max = limits.hinge[2 * m + 1];
+  // Of the two bends, one within the hinge's range, the nearer to the bend the limb has now.
+  quatConjugateMultiply(temp, DELTA, orientations, 4 * b, orientations, m4);
+  quatConjugateMultiply(temp, DELTA, limits.restLocal, m4, temp, DELTA);
+  measureHingeAngle(limits, m, temp, DELTA, temp, ANGLE);
+  let phi = NaN;
+  for (let side = -1; side <= 1; side += 2) {
+    let a = psi + side * spread;
+    a = a > Math.PI ? a - 2 * Math.PI : a <= -Math.PI ? a + 2 * Math.PI : a;
+    if (a < min - 1e-12 || a > max + 1e-12) continue;
+    if (phi !== phi || Math.abs(a - temp[ANGLE]) < Math.abs(phi - temp[ANGLE])) phi = a;
+  }
+  if (phi !== phi) return false;
+
+  // The hinge's local rotation, and v, root to tip in the root's frame.
+  const s = Math.sin(0.5 * phi);
+  temp[AXIS] = hx * s;
+  temp[AXIS + 1] = hy * s;
+  temp[AXIS + 2] = hz * s;
+  temp[AXIS + 3] = Math.cos(0.5 * phi);
+  quatMultiply(temp, BEND, limits.restLocal, m4, temp, AXIS);
+  quatRotate(temp, VEC, temp, BEND, localOffset, t3);
+  temp[VEC] = lm * localOffset[m3] + lt * temp[VEC];
+  temp[VEC + 1] = lm * localOffset[m3 + 1] + lt * temp[VEC + 1];
+  temp[VEC + 2] = lm * localOffset[m3 + 2] + lt * temp[VEC + 2];
+  const vl = Math.sqrt(temp[VEC] ** 2 + temp[VEC + 1] ** 2 + temp[VEC + 2] ** 2);
+  if (!(vl > 0)) return false;
+  // Where the root points v now (world), and the least turn taking it onto the target's direction.
+  quatRotate(temp, VEC, orientations, 4 * b, temp, VEC);
+  for (let i = 0; i < 3; i++) temp[VEC + i] /= vl;
+  temp[AIM] = ux;
+  temp[AIM + 1] = uy;
+  temp[AIM + 2] = uz;
+  quatFromUnitVectors(temp, ARC, temp, VEC, temp, AIM);
+  quatMultiply(temp, ARC, temp, ARC, orientations, 4 * b);
+  const p = plan.rig.parents[b];
+  if (p >= 0) for (let i = 0; i < 4; i++) temp[PARENT + i] = orientations[4 * p + i];
+  else {
+    temp[PARENT] = 0;
+    temp[PARENT + 1] = 0;
+    temp[PARENT + 2] = 0;
+    temp[PARENT + 3] = 1;
+  }
+
+  // The swivel: none if the root's limits allow it, else the allowed one nearest to none (searched on a
+  // ring of samples, then narrowed toward none by bisection).
+  if (!swivelAllowed(plan, b, 0)) {
+    let found = 0;
+    for (let k = 1; k <= SAMPLES / 2 && found === 0; k++) {
+      if (swivelAllowed(plan, b, k)) found = k;
+      else if (swivelAllowed(plan, b, -k)) found = -k;
+    }
+    if (found === 0) return false;
+    // Bisect between the allowed sample and the refused one before it, in units of samples.
+    let allowed = found,
+      refused = found > 0 ? found - 1 : found + 1;
+    for (let i = 0; i < 24; i++) {
+      const mid = 0.5 * (allowed + refused);
+      if (swivelAllowed(plan, b, mid)) allowed = mid;
+      else refused = mid;
+    }
+    if (!swivelAllowed(plan, b, allowed)) return false;
+  }
+
+  // temp[ROOT] holds the root's orientation at the chosen swivel: write the limb.
+  for (let i = 0; i < 4; i++) orientations[4 * b + i] = temp[ROOT + i];
+  quatNormalize(orientations, 4 * b);
+  quatMultiply(orientations, m4, orientations, 4 * b, temp, BEND);
+  quatNormalize(orientations, m4);
+  quatRotate(temp, VEC, orientations, 4 * b, localOffset, m3);
+  for (let i = 0; i < 3; i++) positions[m3 + i] = positions[b3 + i] + lm * temp[VEC + i];
+  quatRotate(temp, VEC, orientations, m4, localOffset, t3);
+  for (let i = 0; i < 3; i++) positions[t3 + i] = positions[m3 + i] + lt * temp[VEC + i];
+  quatMultiply(orientations, 4 * t, orientations, m4, inputLocal, 4 * t);
+  quatNormalize(orientations, 4 * t);
+  const onLimit = plan.report.onLimit;
+  onLimit[b] = 0;
+  onLimit[m] = phi <= min + 1e-9 || phi >= max - 1e-9 ? 1 : 0;
+  return true;
+}
+
+/**
+ * Sets temp[ROOT..] to the root's orientation at swivel `k` samples (of 2π / SAMPLES each) from none, and
+ * says whether the root's limits hold there.
+ */
+function swivelAllowed(plan: SolvePlan, b: number, k: number): boolean {
+  const { temp } = plan.scratch;
+  const limits = plan.limits;
+  const half = (Math.PI * k) / SAMPLES;
+  const s = Math.sin(half);
+  temp[SPIN] = temp[AIM] * s;
+  temp[SPIN + 1] = temp[AIM + 1] * s;
+  temp[SPIN + 2] = temp[AIM + 2] * s;
+  temp[SPIN + 3] = Math.cos(half);
+  quatMultiply(temp, ROOT, temp, SPIN, temp, ARC);
+  if ((limits.flags[b] & LIMIT_ROTATION) === 0) return true;
+  // Δ = rest⁻¹ · parent⁻¹ · root, unchanged by the projection exactly when it keeps the limits.
+  quatConjugateMultiply(temp, DELTA, temp, PARENT, temp, ROOT);
+  quatConjugateMultiply(temp, DELTA, limits.restLocal, 4 * b, temp, DELTA);
+  return !projectRotation(limits, b, temp, DELTA, temp, LIMIT);
+}
