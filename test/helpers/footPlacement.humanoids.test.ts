@@ -153,6 +153,8 @@ describe.each(HUMANOIDS.filter((h) => h.character.present))("FootPlacement on $c
         : (loaded.scene.animationGroups[0] ?? null);
     const driver = new FrameDriver(loaded, group, 60);
     const feet = new FootPlacement(ik, { autoUpdate: false });
+    // Every humanoid foot turns with the ground, toes or not.
+    expect(feet.legs.map((l) => l.align)).toEqual(feet.legs.map(() => true));
     const reader = new PoseReader(ik.rig!);
     const first = samplePose(ik, reader);
     const height = heightOf(ik);
