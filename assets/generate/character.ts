@@ -1,6 +1,6 @@
 import { Document, NodeIO, type Node } from "@gltf-transform/core";
 import { writeClip, type Clip } from "./animation.js";
-import { invertRigid, rigidToMatrix } from "./math.js";
+import { conjugate, invertRigid, rigidToMatrix, rotate, sub, type Vec3 } from "./math.js";
 import type { Skeleton } from "./skeleton.js";
 import type { MeshData } from "./skinnedMesh.js";
 
@@ -13,6 +13,11 @@ export interface CharacterSpec {
   readonly color: readonly [number, number, number, number];
   readonly roughness: number;
   readonly clips: readonly Clip[];
+  /**
+   * End sites: plain nodes below joints, outside the skin, at model-space rest positions (Blender's exporter
+   * writes each leaf bone's tail as such a `<bone>_end` node).
+   */
+  readonly ends?: readonly { readonly name: string; readonly parent: string; readonly at: Vec3 }[];
 }
 
 /**
@@ -44,6 +49,16 @@ export function buildCharacter(spec: CharacterSpec): Document {
   const roots = skeleton.parents.flatMap((p, j) => (p < 0 ? [j] : []));
   if (roots.length !== 1) throw new Error(`${name}: the skeleton must have exactly one root joint`);
   joints.forEach((node, j) => (skeleton.parents[j] < 0 ? root : joints[skeleton.parents[j]]).addChild(node));
+
+  for (const end of spec.ends ?? []) {
+    const parent = skeleton.index(end.parent);
+    const offset = sub(end.at, skeleton.positions[parent]);
+    joints[parent].addChild(
+      doc
+        .createNode(end.name)
+        .setTranslation([...rotate(conjugate(skeleton.worldRotations[parent]), offset)]),
+    );
+  }
 
   const inverseBind = skeleton.names.flatMap((_, j) => rigidToMatrix(invertRigid(skeleton.world(j))));
   const skin = doc

@@ -1,6 +1,7 @@
 import type { Document } from "@gltf-transform/core";
 import { toGlb } from "./character.js";
 import { buildCreature } from "./creature.js";
+import { buildFigure } from "./figure.js";
 import { buildMannequin } from "./mannequin.js";
 import { buildTentacle } from "./tentacle.js";
 
@@ -9,6 +10,7 @@ export const CHARACTERS: readonly { readonly file: string; readonly build: () =>
   { file: "mannequin.glb", build: buildMannequin },
   { file: "creature.glb", build: buildCreature },
   { file: "tentacle.glb", build: buildTentacle },
+  { file: "figure.glb", build: buildFigure },
 ];
 
 /** The exact bytes a character's file must hold. */

@@ -38,7 +38,11 @@ export class Skeleton {
   readonly locals: readonly Rigid[];
   private readonly byName: ReadonlyMap<string, number>;
 
-  constructor(drafts: readonly JointDraft[]) {
+  /**
+   * With `identity`, every joint's rest orientation is the model's (a VRM's normalized bones): bones then
+   * point wherever their child lies, with no rotation of their own to say so.
+   */
+  constructor(drafts: readonly JointDraft[], identity = false) {
     this.names = drafts.map((d) => d.name);
     this.parents = drafts.map((d) => d.parent);
     this.positions = drafts.map((d) => d.position);
@@ -50,7 +54,9 @@ export class Skeleton {
       if (aim >= 0 && drafts[aim].parent !== j) {
         throw new Error(`skeleton: "${draft.name}" aims at "${drafts[aim].name}", which is not its child`);
       }
-      if (aim >= 0) {
+      if (identity) {
+        rotations.push(IDENTITY_QUAT);
+      } else if (aim >= 0) {
         rotations.push(quatFromUnitVectors(Y, normalize(sub(drafts[aim].position, draft.position))));
       } else {
         rotations.push(draft.parent >= 0 ? rotations[draft.parent] : IDENTITY_QUAT);
@@ -110,8 +116,9 @@ export class SkeletonBuilder {
     return this;
   }
 
-  build(): Skeleton {
-    return new Skeleton(this.drafts);
+  /** The skeleton; `identity` gives every joint the model's orientation at rest (see {@link Skeleton}). */
+  build(identity = false): Skeleton {
+    return new Skeleton(this.drafts, identity);
   }
 }
 

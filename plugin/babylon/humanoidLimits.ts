@@ -29,7 +29,9 @@ const DEG = Math.PI / 180;
  * Ranges of motion, in degrees. Plausible defaults, not medical data: rounded adult ranges, trimmed where a
  * solver benefits from a margin (the wrist and the clavicle stay tame so the arm does the work) and widened
  * where a single joint here stands for several real ones (the shoulder ball joint also carries what the
- * scapula adds, the ankle what the subtalar joint adds).
+ * scapula adds, the ankle what the subtalar joint adds). The ankle's dorsiflexion is the weight-bearing
+ * range (the shin leaning over a planted foot, as on a slope or a stair), not the smaller active one: a foot
+ * kept flat on a 20° slope needs the slope plus the shin's own lean.
  *
  * Ball-joint limbs (clavicle, upper arm, upper leg) give how far the bone may point in a body direction,
  * measured from the body's neutral (arm or leg hanging straight down, clavicle sideways); the preset
@@ -46,7 +48,7 @@ const RANGES = {
   hand: { flex: 70, extend: 60, radial: 20, ulnar: 30, twist: 20 },
   upperLeg: { forward: 110, back: 30, out: 45, in: 25, twist: 40 },
   lowerLeg: { flex: 150 },
-  foot: { dorsi: 25, plantar: 45, inversion: 20, eversion: 15, turn: 15 },
+  foot: { dorsi: 40, plantar: 45, inversion: 20, eversion: 15, turn: 15 },
   toes: { up: 40, down: 30, side: 10, roll: 5 },
   spine: { flex: 25, extend: 15, side: 15, turn: 20 },
   neck: { flex: 40, extend: 40, side: 35, turn: 50 },

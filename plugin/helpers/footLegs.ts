@@ -17,7 +17,9 @@ export interface FootPlacementLeg {
   readonly chainLength?: number;
   /**
    * Turn the foot with the ground's slope (its toes follow). Default: when the foot has a child joint to
-   * carry (toes, a paw), or hangs at a shin's end (see `shin`); a leg ending in a tip has nothing to turn.
+   * carry (toes, a paw), is a humanoid's foot (`leftFoot`, `rightFoot`: its sole is skin, or an `_end` node
+   * outside the skin, even with no toe joint), or hangs at a shin's end (see `shin`); a leg ending in a tip
+   * has nothing to turn.
    */
   readonly align?: boolean;
   /**
@@ -305,7 +307,7 @@ export function resolveLegs(
       name,
       chainLength,
       base,
-      align: spec.align ?? hasChild(parents, foot),
+      align: spec.align ?? (hasChild(parents, foot) || isFootRole(ik.roles, foot)),
     };
   });
   // One target per joint: two legs may not end on the same effector (a foot and the shin it sits on).
@@ -358,4 +360,9 @@ function shinFor(
     );
   }
   return shin;
+}
+
+/** A humanoid's foot: it has a sole to turn to the ground even with no toe joint below it. */
+function isFootRole(roles: Readonly<HumanoidRoles>, j: number): boolean {
+  return roles.leftFoot === j || roles.rightFoot === j;
 }

@@ -276,8 +276,9 @@ const OPTION_KEYS = [
  * Each frame, after the animation and before the behavior solves: a ray goes down through each foot to the
  * ground meshes; the foot's target is the ground straight below it raised by the foot's animated height
  * above the animation's ground (the plane through the model root's origin), measured square to the
- * surface, so a lifted foot stays lifted and a planted one rests on the slope; a foot with toes turns with
- * the ground's normal, up to `maxTilt`; the hips come down by what the leg that is furthest from reaching
+ * surface, so a lifted foot stays lifted and a planted one rests on the slope; a foot with toes, and any
+ * humanoid foot (a leaf joint or one ending in an `_end` node has a sole too), turns with the ground's
+ * normal, up to `maxTilt`, keeping the pitch and roll the animation gives it over flat ground; the hips come down by what the leg that is furthest from reaching
  * needs. A leg over a hole (no hit within `maxStepDown`) fades back to its animation and its target is
  * removed. Each foot's ground follows its ray with a time constant in seconds, applied exactly for the
  * time that passed, so the result does not depend on the frame rate.

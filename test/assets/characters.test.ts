@@ -40,6 +40,15 @@ function creatureNames(): string[] {
   return names;
 }
 
+function figureNames(): string[] {
+  const names = ["hips", "spine", "chest", "upperChest", "neck", "head"];
+  for (const side of ["left", "right"]) {
+    names.push(`${side}Shoulder`, `${side}UpperArm`, `${side}LowerArm`, `${side}Hand`);
+    names.push(`${side}UpperLeg`, `${side}LowerLeg`, `${side}Foot`);
+  }
+  return names;
+}
+
 const tentacleNames = (): string[] =>
   Array.from({ length: 25 }, (_, i) => `Tentacle.${String(i).padStart(2, "0")}`);
 
@@ -79,6 +88,13 @@ const EXPECTED: readonly Expected[] = [
     names: tentacleNames(),
     clips: [{ name: "Idle", duration: 3 }],
     moving: { clip: "Idle", joint: "Tentacle.10" },
+  },
+  {
+    file: "figure.glb",
+    root: "hips",
+    names: figureNames(),
+    clips: [{ name: "Idle", duration: 2 }],
+    moving: { clip: "Idle", joint: "head" },
   },
 ];
 
@@ -353,6 +369,33 @@ describe("proportions", () => {
     expect(worldY(doc, "Body")).toBeGreaterThan(0.25);
     expect(meshBounds(doc).min[1]).toBeGreaterThan(-0.01);
     expect(expectMirrored(doc, /^Leg\.L/, (n) => n.replace(/^Leg\.L/, "Leg.R"))).toBe(12);
+  });
+
+  it("figure: 1.70 m, a T-pose with exactly straight limbs, identity rest rotations, feet ending in _end sites", async () => {
+    const doc = await readDocument(committed("figure.glb"));
+    const at = (name: string) => nodeNamed(doc, name).getWorldTranslation();
+    const { min, max } = meshBounds(doc);
+    expect(max[1]).toBeGreaterThan(1.65);
+    expect(max[1]).toBeLessThan(1.75);
+    expect(min[1]).toBeGreaterThan(-1e-4);
+    expect(min[1]).toBeLessThan(0.005);
+    const joints = doc.getRoot().listSkins()[0].listJoints();
+    for (const joint of joints) expect(joint.getRotation(), joint.getName()).toEqual([0, 0, 0, 1]);
+    for (const side of ["left", "right"]) {
+      // Shoulder to hand tip on one horizontal line, hip to ankle on one vertical line: no bend at all.
+      const arm = ["UpperArm", "LowerArm", "Hand", "Hand_end"].map((n) => at(`${side}${n}`));
+      const leg = ["UpperLeg", "LowerLeg", "Foot"].map((n) => at(`${side}${n}`));
+      for (const p of arm) expect([p[1], p[2]]).toEqual([arm[0][1], arm[0][2]]);
+      for (const p of leg) expect([p[0], p[2]]).toEqual([leg[0][0], leg[0][2]]);
+      // The toe tip: an end site ahead of the ankle near the ground, a node outside the skin.
+      const end = nodeNamed(doc, `${side}Foot_end`);
+      expect(end.getParentNode()?.getName()).toBe(`${side}Foot`);
+      expect(joints).not.toContain(end);
+      expect(end.getWorldTranslation()[1]).toBeLessThan(0.03);
+      expect(end.getWorldTranslation()[2]).toBeGreaterThan(0.1);
+    }
+    expect(at("leftHand")[0]).toBeGreaterThan(0.6);
+    expect(expectMirrored(doc, /^left/, (n) => n.replace(/^left/, "right"))).toBe(9);
   });
 
   it("tentacle: rises from the origin, over 20 bones, tapering", async () => {

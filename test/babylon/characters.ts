@@ -41,10 +41,12 @@ export const CHARACTERS: readonly Character[] = [
 /** The project's own generated characters (assets/*.glb), used by always-on tests. */
 export const PROJECT_ASSETS_DIR = fileURLToPath(new URL("../../assets/", import.meta.url));
 
-export const OWN_CHARACTERS: readonly Character[] = ["mannequin", "creature", "tentacle"].map((name) => {
-  const path = `${PROJECT_ASSETS_DIR}${name}.glb`;
-  return { folder: name, file: `${name}.glb`, path, present: existsSync(path) };
-});
+export const OWN_CHARACTERS: readonly Character[] = ["mannequin", "creature", "tentacle", "figure"].map(
+  (name) => {
+    const path = `${PROJECT_ASSETS_DIR}${name}.glb`;
+    return { folder: name, file: `${name}.glb`, path, present: existsSync(path) };
+  },
+);
 
 export function characterNamed(folder: string): Character {
   return CHARACTERS.find((c) => c.folder === folder)!;

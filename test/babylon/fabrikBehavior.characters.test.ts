@@ -63,6 +63,12 @@ const PICKS: Record<string, (ik: FabrikBehavior) => Pick[]> = {
     { joint: "Head.End", chainLength: 1 },
   ],
   tentacle: () => [{ joint: "Tentacle.24" }],
+  figure: () => [
+    { joint: "leftHand" },
+    { joint: "rightHand" },
+    { joint: "leftFoot" },
+    { joint: "head", chainLength: 1 },
+  ],
 };
 
 const FRAMES = 24;

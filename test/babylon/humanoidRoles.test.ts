@@ -7,7 +7,7 @@ import {
   parseJointName,
   type HumanoidRole,
 } from "../../plugin/babylon/index.js";
-import { characterNamed, loadCharacter, noteIfMissing, type Loaded } from "./characters.js";
+import { OWN_CHARACTERS, characterNamed, loadCharacter, noteIfMissing, type Loaded } from "./characters.js";
 
 interface Tree {
   names: string[];
@@ -674,5 +674,22 @@ describe.each(HUMANOIDS.filter((c) => !noteIfMissing(c)))("findHumanoidRoles on 
       expect(isAncestor(rig.parents, roles[`${side}LowerArm`]!, roles[`${side}Hand`]!)).toBe(true);
       expect(isAncestor(rig.parents, roles.hips!, roles[`${side}UpperLeg`]!)).toBe(true);
     }
+  });
+});
+
+describe("findHumanoidRoles on the generated VRM-style figure", () => {
+  it("gives each of its 20 joints the role its VRM name says; the _end sites outside the skin take none", async () => {
+    const loaded = await loadCharacter(OWN_CHARACTERS.find((c) => c.folder === "figure")!);
+    const rig = buildSkeletonRig(loaded.root);
+    const roles = findHumanoidRoles({
+      names: rig.names,
+      parents: rig.parents,
+      restPositions: rig.restPositions,
+    });
+    expect(rig.names.some((n) => n.endsWith("_end"))).toBe(false);
+    const named = Object.fromEntries(Object.entries(roles).map(([role, j]) => [role, rig.names[j]]));
+    expect(named).toEqual(Object.fromEntries(rig.names.map((n) => [n, n])));
+    expect(rig.jointCount).toBe(20);
+    loaded.engine.dispose();
   });
 });

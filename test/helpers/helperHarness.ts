@@ -178,3 +178,60 @@ export function onSolvedFrame(scene: Scene, callback: () => void): () => void {
   const observer = scene.onAfterRenderObservable.add(callback, undefined, true)!;
   return () => observer.remove();
 }
+
+/**
+ * The surface of a foot: every skinned vertex whose strongest joint is the foot or a joint below it (toes),
+ * on every mesh of the rig, and every vertex of a plain mesh hung below the foot's node (a robot's rigid
+ * foot). `sample()` gives their world positions as the joint nodes are now: skinned on the CPU with
+ * Babylon's own matrices, refreshed without touching the frame's render id.
+ */
+export function footSurface(ik: FabrikBehavior, foot: number): { count: number; sample(): Vector3[] } {
+  const rig = ik.rig!;
+  const below = new Set<number>([foot]);
+  for (let j = 0; j < rig.jointCount; j++) if (below.has(rig.parents[j])) below.add(j);
+  const nodes = new Set([...below].map((j) => rig.nodes[j]).filter((n) => n !== null));
+  const skinned = rig.meshes.flatMap((mesh) => {
+    const skeleton = mesh.skeleton;
+    const indices = mesh.getVerticesData("matricesIndices");
+    const weights = mesh.getVerticesData("matricesWeights");
+    if (skeleton === null || indices === null || weights === null) return [];
+    const ours = skeleton.bones.map((bone) => nodes.has(bone.getTransformNode()!));
+    const picked: number[] = [];
+    for (let v = 0; v < weights.length / 4; v++) {
+      let best = 0;
+      for (let k = 1; k < 4; k++) if (weights[4 * v + k] > weights[4 * v + best]) best = k;
+      if (weights[4 * v + best] > 0 && ours[indices[4 * v + best]]) picked.push(v);
+    }
+    return picked.length > 0 ? [{ mesh, picked }] : [];
+  });
+  const footNode = rig.nodes[foot];
+  const rigid = (footNode?.getChildMeshes(false) ?? []).filter(
+    (m) => m.skeleton === null && m.getTotalVertices() > 0,
+  );
+  return {
+    count:
+      skinned.reduce((n, p) => n + p.picked.length, 0) + rigid.reduce((n, m) => n + m.getTotalVertices(), 0),
+    sample() {
+      const out: Vector3[] = [];
+      for (const { mesh, picked } of skinned) {
+        mesh.skeleton!.prepare(true);
+        const data = mesh.getPositionData(true, false)!;
+        const world = mesh.computeWorldMatrix(true);
+        for (const v of picked) {
+          const p = new Vector3(data[3 * v], data[3 * v + 1], data[3 * v + 2]);
+          out.push(Vector3.TransformCoordinates(p, world));
+        }
+      }
+      // A plain mesh's world matrix comes through its parents' cached ones: have them recomputed.
+      if (rigid.length > 0) rigid[0].getScene().incrementRenderId();
+      for (const mesh of rigid) {
+        const data = mesh.getPositionData(false, false)!;
+        const world = mesh.computeWorldMatrix(true);
+        for (let v = 0; v < data.length; v += 3) {
+          out.push(Vector3.TransformCoordinates(new Vector3(data[v], data[v + 1], data[v + 2]), world));
+        }
+      }
+      return out;
+    },
+  };
+}
