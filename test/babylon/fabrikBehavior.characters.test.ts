@@ -132,7 +132,7 @@ function runFrames(loaded: Loaded, folder: string, limits: "none" | "humanoid"):
     iterations = Math.max(iterations, report.iterations);
     if (report.converged) converged++;
     onLimit = report.onLimit.slice();
-    const tol = ik.tolerance * ik.modelSize;
+    const tol = ik.tolerance * ik.height;
     lastReport = `${report.iterations} it, residuals ${Array.from(report.residuals, (r) => (r / tol).toFixed(2))} tol`;
   });
   const failures: string[] = [];
@@ -152,7 +152,7 @@ function runFrames(loaded: Loaded, folder: string, limits: "none" | "humanoid"):
     () => {
       reader.read();
       const world = babylonWorldPositions(scene, nodes);
-      const size = ik.modelSize * worldScale(reader);
+      const size = ik.height * worldScale(reader);
       // float32 world matrices add ~1e-7 of the character's size on top of the solver's tolerance.
       const tolerance = ik.tolerance * size * 1.0001 + 1e-6 * size;
       targets.joints.forEach((j, e) => {

@@ -61,7 +61,7 @@ describe.skipIf(!mannequin.present)("FabrikBehavior lifecycle (mannequin)", () =
     expect(ik.effectors.map((e) => e.name)).toContain("HeadTop_End");
     expect(ik.roles.leftHand).toBe(ik.rig!.indexOf("LeftHand"));
     expect(ik.limits!.specs.some((s) => s !== undefined)).toBe(true);
-    expect(ik.modelSize).toBeGreaterThan(1.5);
+    expect(ik.height).toBeGreaterThan(1.5);
   });
 
   it("drives the same rig from the skinned mesh as from __root__", () => {

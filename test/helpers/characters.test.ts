@@ -142,7 +142,7 @@ describe.each(characters.filter((c) => !noteIfMissing(c)))("helpers on $folder",
     const head = look.joints[look.joints.length - 1];
     const eye = reader.getWorldPositionToRef(head, new Vector3());
     const size =
-      ik.modelSize / Math.hypot(reader.worldToModel[4], reader.worldToModel[5], reader.worldToModel[6]);
+      ik.height / Math.hypot(reader.worldToModel[4], reader.worldToModel[5], reader.worldToModel[6]);
     const yaw = 35 * DEGREES,
       pitch = 10 * DEGREES;
     const point = eye.add(

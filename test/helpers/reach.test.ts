@@ -60,7 +60,7 @@ describe("Reach on the mannequin", () => {
     while (handle.phase !== "done" && driver.time - start < 3) {
       driver.frame([reach]);
       timeline.push([driver.time - start, handle.weight, handle.phase]);
-      if (handle.phase === "hold") expect(miss()).toBeLessThan(ik.tolerance * ik.modelSize * 1.01);
+      if (handle.phase === "hold") expect(miss()).toBeLessThan(ik.tolerance * ik.height * 1.01);
     }
     const at = (t: number) => timeline.find(([time]) => Math.abs(time - t) < 1e-9)!;
     expect(at(0.25)[1]).toBeCloseTo(smoothstep(0.5), 12);
