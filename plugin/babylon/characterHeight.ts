@@ -1,4 +1,5 @@
 import { VertexBuffer } from "@babylonjs/core/Buffers/buffer.js";
+import type { AbstractMesh } from "@babylonjs/core/Meshes/abstractMesh.js";
 import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { invertAffineMatrix } from "./affineMatrix.js";
 import type { SkeletonRig } from "./skeletonRig.js";
@@ -32,8 +33,10 @@ export function deformingJoints(rig: SkeletonRig): Uint8Array {
   const weighted = new Uint8Array(rig.jointCount);
   let found = false;
   // A rigid part hangs from the nearest joint above it (through the TransformNode of a multi-part mesh).
-  const scene = rig.nodes.find((node) => node !== null)?.getScene();
-  for (const mesh of scene?.meshes ?? []) {
+  const top = rig.modelRoot;
+  const meshes =
+    top !== null ? top.getChildMeshes(false) : (rig.nodes.find((n) => n !== null)?.getScene().meshes ?? []);
+  for (const mesh of meshes) {
     if (mesh.skeleton !== null || mesh.getTotalVertices() === 0) continue;
     for (let node = mesh.parent; node !== null; node = node.parent) {
       const j = rig.indexOf(node as TransformNode);
@@ -50,27 +53,40 @@ export function deformingJoints(rig: SkeletonRig): Uint8Array {
     // The matrix index a vertex names is the bone's index in the skin, not its place in `bones`.
     const jointOfMatrix = new Map<number, number>();
     for (const bone of skeleton.bones) jointOfMatrix.set(bone.getIndex(), rig.indexOf(bone));
-    const pairs: [string, string][] = [
-      [VertexBuffer.MatricesIndicesKind, VertexBuffer.MatricesWeightsKind],
-      [VertexBuffer.MatricesIndicesExtraKind, VertexBuffer.MatricesWeightsExtraKind],
-    ];
-    for (const [indexKind, weightKind] of pairs) {
-      const indices = mesh.getVerticesData(indexKind);
-      const weights = mesh.getVerticesData(weightKind);
-      if (indices === null || weights === null) continue;
-      const n = Math.min(indices.length, weights.length);
-      for (let i = 0; i < n; i++) {
-        if (!(weights[i] > 0)) continue;
-        const j = jointOfMatrix.get(indices[i]);
-        if (j !== undefined && j >= 0) {
-          weighted[j] = 1;
-          found = true;
-        }
+    for (const index of weightedMatrices(mesh)) {
+      const j = jointOfMatrix.get(index);
+      if (j !== undefined && j >= 0) {
+        weighted[j] = 1;
+        found = true;
       }
     }
   }
   if (!found) weighted.fill(1);
   return weighted;
+}
+
+/** Per geometry (copies of a model share theirs): the matrix indices some vertex weights above zero. */
+const WEIGHTED = new WeakMap<object, readonly number[]>();
+
+function weightedMatrices(mesh: AbstractMesh): readonly number[] {
+  const key = (mesh as { geometry?: object | null }).geometry ?? mesh;
+  const known = WEIGHTED.get(key);
+  if (known !== undefined) return known;
+  const used = new Set<number>();
+  const pairs: [string, string][] = [
+    [VertexBuffer.MatricesIndicesKind, VertexBuffer.MatricesWeightsKind],
+    [VertexBuffer.MatricesIndicesExtraKind, VertexBuffer.MatricesWeightsExtraKind],
+  ];
+  for (const [indexKind, weightKind] of pairs) {
+    const indices = mesh.getVerticesData(indexKind);
+    const weights = mesh.getVerticesData(weightKind);
+    if (indices === null || weights === null) continue;
+    const n = Math.min(indices.length, weights.length);
+    for (let i = 0; i < n; i++) if (weights[i] > 0) used.add(indices[i]);
+  }
+  const result = [...used];
+  WEIGHTED.set(key, result);
+  return result;
 }
 
 /**

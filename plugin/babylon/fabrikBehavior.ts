@@ -65,10 +65,14 @@ export interface FabrikBehaviorOptions {
   stage?: FabrikStage;
   /**
    * An effector within this fraction of the character's height (see {@link FabrikBehavior.height}) counts as
-   * reached. Default 1e-3: 1.75 mm on a 1.75 m human, whatever its arm span or control bones.
+   * reached. Default 1e-3: about 1.6 mm on a 1.75 m human, whatever its arm span or control bones.
    */
   tolerance?: number;
-  /** Iteration cap per frame. Default 20. */
+  /**
+   * Iteration cap per frame. Default 100, for long tails, tentacles and many-legged creatures on hard
+   * frames; a frame ends as soon as every effector is within tolerance (most take a few iterations), so the
+   * cap costs only on frames that would otherwise end short.
+   */
   maxIterations?: number;
   /**
    * `"humanoid"` (default): when humanoid roles are recognised, anatomically plausible limits for spine, neck,
@@ -212,6 +216,14 @@ const CHAIN_BASES: Partial<Record<HumanoidRole, readonly HumanoidRole[]>> = {
   rightToes: ["rightUpperLeg"],
 };
 
+/**
+ * The behavior's iteration cap per frame unless told otherwise. What a frame needs depends more on how many
+ * effectors meet at turning bases than on chain length (see docs/convergence.md), and a solve stops as soon
+ * as its effectors are within tolerance, so the cap is a constant, large enough for long tails, tentacles
+ * and many-legged bodies.
+ */
+const DEFAULT_BEHAVIOR_MAX_ITERATIONS = 100;
+
 /** An effector skipped for a frame still needs a pull > 0 in the solver; this one is negligible. */
 const SKIPPED_PULL = 1e-6;
 
@@ -346,7 +358,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     this._fitLimits = fit;
     this._skeleton = skeleton;
     this._tolerance = checkTolerance(options.tolerance ?? 1e-3);
-    this._maxIterations = checkMaxIterations(options.maxIterations ?? 20);
+    this._maxIterations = checkMaxIterations(options.maxIterations ?? DEFAULT_BEHAVIOR_MAX_ITERATIONS);
   }
 
   /** The behavior's name, constant: `node.getBehaviorByName("FabrikIK")`. */
@@ -428,8 +440,9 @@ export class FabrikBehavior implements Behavior<TransformNode> {
 
   /**
    * The character's height in model space, the unit of `tolerance`: how far its body joints reach along up
-   * in the rest pose (see `characterHeight`; IK-control and pole bones, arm span and tails held out behind
-   * do not count). A body lying flat (a snake) takes a quarter of its longest extent instead. 1 before attach.
+   * in the rest pose (joints that carry skin weights or meshes: IK-control and pole bones, arm span and tails
+   * held out behind do not count). A body lying flat (a snake stretched out) takes a quarter of its longest
+   * extent instead. 1 before attach.
    */
   get height(): number {
     return this._height;

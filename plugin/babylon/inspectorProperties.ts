@@ -143,7 +143,7 @@ class InspectorRows {
         propertyName: `${p}MaxIterations`,
         type: InspectableType.Slider,
         min: 1,
-        max: Math.max(100, ik.maxIterations),
+        max: Math.max(200, ik.maxIterations),
         step: 1,
       },
       {

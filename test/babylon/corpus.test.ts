@@ -22,7 +22,7 @@ if (shared.length === 0) {
 afterAll(() => {
   if (rows.length === 0) return;
   const notes = rows.flatMap((r) => [
-    `  ${r.name}: ${r.effectors.join(", ")}`,
+    `  ${r.name}: ${r.effectors.map((e, i) => `${e} (${r.misses[i]} missed)`).join(", ")}`,
     ...r.refused.map((why) => `    refused ${why}`),
   ]);
   console.log(`[corpus] default settings, ${FRAMES} frames each:\n${corpusTable(rows)}\n${notes.join("\n")}`);
@@ -43,7 +43,9 @@ for (const [i, c] of [...shared, ...own].entries()) {
 
     it("keeps bone lengths, leaves every joint outside the chains alone, never writes NaN", () => {
       expect(row.frames).toBe(FRAMES);
-      expect(row.boneError).toBeLessThan(1e-9);
+      // Rigs whose stored scales are not exactly uniform (float32) change bone lengths by up to 3e-6 of
+      // the height under any rotation, the walk's own poses included.
+      expect(row.boneError).toBeLessThan(1e-5);
       expect(row.touched).toBe(0);
       expect(row.nan).toBe(0);
     });

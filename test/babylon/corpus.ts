@@ -6,13 +6,12 @@ import { FabrikBehavior, type FabrikBehaviorOptions } from "../../plugin/babylon
 import { deformingJoints, modelSpaceUp } from "../../plugin/babylon/characterHeight.js";
 import { forwardKinematics } from "../../plugin/babylon/forwardKinematics.js";
 import { PoseReader } from "../../plugin/babylon/poseReader.js";
-import { buildSkeletonRigs, type SkeletonRig } from "../../plugin/babylon/skeletonRig.js";
+import { buildSkeletonRigs } from "../../plugin/babylon/skeletonRig.js";
 import { FabrikError } from "../../plugin/solver/errors.js";
 import { quatMultiply } from "../../plugin/solver/quaternion.js";
-import { FLIP, JUMP, StabilityCounter } from "../robustness/stability.js";
+import { StabilityCounter } from "../robustness/stability.js";
 import { ASSETS_DIR, OWN_CHARACTERS, type Character, type Loaded } from "./characters.js";
-import { chainBase } from "./fabrikHarness.js";
-import { LimitedWalk, REST_FRAMES, type HangingArm } from "./corpusMotion.js";
+import { LimitedWalk, type HangingArm } from "./corpusMotion.js";
 
 /** Every character folder of the shared assets (its first .glb or .gltf), then the project's own. */
 export function corpusCharacters(): { shared: Character[]; own: readonly Character[] } {
@@ -38,6 +37,8 @@ export interface CorpusRow {
   readonly joints: number;
   /** Effector names (with chain lengths), and roles whose default chain the rig refused, with why. */
   readonly effectors: string[];
+  /** Frames on which each effector (in `effectors` order) ended further than 1e-3 × height from its target. */
+  readonly misses: number[];
   readonly refused: string[];
   readonly height: number;
   readonly frames: number;
@@ -55,6 +56,8 @@ export interface CorpusRow {
   readonly nan: number;
   readonly meanIterations: number;
   readonly maxIterations: number;
+  /** Mean time from the behavior's before-solve event to its solved event (targets, solve, write-back), µs. */
+  readonly solveMicros: number;
 }
 
 /** Within 1e-3 × height, as the issue's bar counts it (float64 all the way; a hair for round-off). */
@@ -65,7 +68,7 @@ export const MET = 1e-3 * (1 + 1e-9);
  * refuses, such as feet kept under the root for Blender's IK, is listed in `refused`), then every leaf no
  * such chain covers: tails, necks, ears, legs of creatures, each up to the nearest joint where the skeleton
  * branches. Control bones are skipped: leaves that neither carry the body nor hang from a joint that does,
- * and one- or two-bone chains hanging beside the body from the armature above it (feet and pole targets for
+ * and one- or two-bone chains hanging beside the body from the joint above it (feet and pole targets for
  * Blender's IK).
  */
 function pickEffectors(ik: FabrikBehavior, targets: Vector3[], refused: string[]): void {
@@ -82,19 +85,21 @@ function pickEffectors(ik: FabrikBehavior, targets: Vector3[], refused: string[]
     }
   };
   const deforming = deformingJoints(rig);
-  const holdsAll = (top: number) =>
-    deforming.every((d, j) => {
-      if (d === 0) return true;
-      for (let k = j; k >= 0; k = parents[k]) if (k === top) return true;
-      return false;
-    });
-  // Control bones sit a joint or two below the armature (a joint above the whole body that is the root or
-  // carries none of it, with the body beside them), or neither carry the body nor hang from a joint that does.
+  // Deforming joints per subtree (children come after their parents, so one pass from the end adds up).
+  const carried = Int32Array.from(deforming);
+  for (let k = rig.jointCount - 1; k >= 0; k--) if (parents[k] >= 0) carried[parents[k]] += carried[k];
+  const total = deforming.reduce((sum, d) => sum + d, 0);
+  // Control bones hang a joint or two below the armature, beside the body (another child of the armature
+  // carries most of it), or neither carry the body nor hang from a joint that does.
   const isControl = (j: number, length: number) => {
-    let base = j;
-    for (let k = 0; k < length; k++) base = parents[base];
-    const armature = !deforming[base] || parents[base] < 0;
-    if (length <= 2 && children[base] > 1 && armature && holdsAll(base)) return true;
+    let below = j;
+    for (let k = 1; k < length; k++) below = parents[below];
+    const base = parents[below];
+    // The armature: a root, or a joint above every one that carries the body.
+    const armature = parents[base] < 0 || carried[base] === total;
+    for (let k = 0; k < rig.jointCount && length <= 2 && armature; k++) {
+      if (parents[k] === base && k !== below && 2 * carried[k] > total) return true;
+    }
     return !deforming[j] && !deforming[parents[j]];
   };
   for (const role of ROLE_EFFECTORS) {
@@ -136,7 +141,8 @@ function hangingArms(ik: FabrikBehavior): HangingArm[] {
   for (const side of ["left", "right"] as const) {
     const upperArm = ik.roles[`${side}UpperArm`],
       lowerArm = ik.roles[`${side}LowerArm`];
-    if (upperArm !== undefined && lowerArm !== undefined) arms.push({ upperArm, lowerArm, below: [lowerArm] });
+    if (upperArm !== undefined && lowerArm !== undefined)
+      arms.push({ upperArm, lowerArm, below: [lowerArm] });
   }
   return arms;
 }
@@ -193,6 +199,7 @@ export function runCorpus(
   const written = new Set(ik.writtenJoints);
   const restBone = boneLengths(rig.parents, restPositions);
 
+  const misses = new Array<number>(plan.effectorCount).fill(0);
   const counter = new StabilityCounter();
   let frame = 0;
   let met = 0,
@@ -202,8 +209,14 @@ export function runCorpus(
     nan = 0,
     iterations = 0,
     maxIterations = 0,
-    solves = 0;
+    solves = 0,
+    started = 0,
+    solveTime = 0;
+  const starting = ik.onBeforeSolveObservable.add(() => {
+    started = performance.now();
+  });
   const solved = ik.onSolvedObservable.add(({ report }) => {
+    solveTime += performance.now() - started;
     solves++;
     iterations += report.iterations;
     maxIterations = Math.max(maxIterations, report.iterations);
@@ -241,6 +254,7 @@ export function runCorpus(
         const j3 = 3 * plan.effectorJoints[e];
         const r = Math.hypot(p[j3] - goal[3 * e], p[j3 + 1] - goal[3 * e + 1], p[j3 + 2] - goal[3 * e + 2]);
         frameWorst = Math.max(frameWorst, r / height);
+        if (r / height > MET) misses[e]++;
       }
       worst = Math.max(worst, frameWorst);
       const lengths = boneLengths(rig.parents, p);
@@ -266,6 +280,7 @@ export function runCorpus(
   for (let frame = 0; frame < frames; frame++) scene.render();
   for (const o of [before, after]) o.remove();
   solved.remove();
+  starting.remove();
   loaded.root.removeBehavior(ik);
 
   const c = counter.counts;
@@ -273,6 +288,7 @@ export function runCorpus(
     name,
     joints: n,
     effectors: Array.from(plan.effectorJoints, (j, e) => `${rig.names[j]}/${plan.chainLengths[e]}`),
+    misses,
     refused,
     height,
     frames: frame,
@@ -286,6 +302,7 @@ export function runCorpus(
     nan,
     meanIterations: solves > 0 ? iterations / solves : 0,
     maxIterations,
+    solveMicros: solves > 0 ? (1000 * solveTime) / solves : 0,
   };
 }
 
@@ -305,17 +322,15 @@ function boneLengths(parents: Int32Array, positions: Float64Array): Float64Array
 export function corpusTable(rows: readonly CorpusRow[]): string {
   const head =
     "| character | joints | effectors | frames | met ≤ 1e-3 h | worst (h) | steps > 10° | flips | largest step | " +
-    "bone error (h) | untouched moved | NaN | iterations mean / max |";
-  const lines = [head, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"];
+    "bone error (h) | untouched moved | NaN | iterations mean / max | µs per frame |";
+  const lines = [head, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"];
   for (const r of rows) {
     lines.push(
       `| ${r.name} | ${r.joints} | ${r.effectors.length} | ${r.frames} | ` +
         `${((100 * r.met) / r.frames).toFixed(1)} % | ${r.worst.toExponential(1)} | ${r.steps} | ${r.flips} | ` +
         `${((r.largestStep * 180) / Math.PI).toFixed(1)}° | ${r.boneError.toExponential(0)} | ${r.touched} | ` +
-        `${r.nan} | ${r.meanIterations.toFixed(1)} / ${r.maxIterations} |`,
+        `${r.nan} | ${r.meanIterations.toFixed(1)} / ${r.maxIterations} | ${r.solveMicros.toFixed(0)} |`,
     );
   }
   return lines.join("\n");
 }
-
-export { FLIP, JUMP, REST_FRAMES };

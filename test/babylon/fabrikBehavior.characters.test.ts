@@ -66,14 +66,6 @@ const PICKS: Record<string, (ik: FabrikBehavior) => Pick[]> = {
 };
 
 const FRAMES = 24;
-/**
- * Iteration caps above the default 20 where FABRIK converges slowly: a two-bone leg nearly straight
- * (CesiumMan's walk) and a long curled chain (the 24-bone tentacle). The output lists what was used.
- */
-const OPTIONS: Record<string, FabrikBehaviorOptions> = {
-  CesiumMan: { maxIterations: 60 },
-  tentacle: { maxIterations: 200 },
-};
 const results: string[] = [];
 const limited: string[] = [];
 afterAll(() => {
@@ -98,7 +90,7 @@ interface Run {
  */
 function runFrames(loaded: Loaded, folder: string, limits: "none" | "humanoid"): Run {
   const scene = loaded.scene;
-  const options: FabrikBehaviorOptions = { ...OPTIONS[folder], limits };
+  const options: FabrikBehaviorOptions = { limits };
   const groups = buildSkeletonRigs(loaded.root);
   if (groups.length > 1) options.skeleton = groups[0].skeletons[0];
   const ik = attach(loaded, options);
@@ -206,7 +198,7 @@ function runFrames(loaded: Loaded, folder: string, limits: "none" | "humanoid"):
 
   const worst = Math.max(...residuals);
   const summary =
-    `${targets.joints.map((j) => rig.names[j]).join(", ")}: worst residual ${worst.toExponential(2)} of size, ` +
+    `${targets.joints.map((j) => rig.names[j]).join(", ")}: worst residual ${worst.toExponential(2)} of height, ` +
     `${converged}/${solves} converged, max ${iterations} iterations` +
     (limits === "none" ? "" : `, ${blocked} misses against a limit`);
   return { failures, solves, converged, summary };

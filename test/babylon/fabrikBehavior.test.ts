@@ -339,7 +339,7 @@ describe.skipIf(!mannequin.present)("FabrikBehavior errors", () => {
     const ik = new FabrikBehavior();
     expect(() => (ik.tolerance = -2)).toThrow(/tolerance/);
     expect(() => (ik.maxIterations = 0)).toThrow(/maxIterations/);
-    expect([ik.tolerance, ik.maxIterations]).toEqual([1e-3, 20]);
+    expect([ik.tolerance, ik.maxIterations]).toEqual([1e-3, 100]);
   });
 
   it("refuses a node with no skeleton under it, and changes nothing", async () => {

@@ -87,7 +87,7 @@ describe.each(characters.filter((c) => !noteIfMissing(c)))("helpers on $folder",
 
   it("places every leg on a 10° slope with a step, the foot at its animated height above the ground", async () => {
     const loaded = await loadCharacter(character);
-    const ik = attach(loaded, { maxIterations: 300, tolerance: 1e-4 });
+    const ik = attach(loaded);
     const group = setup.clip
       ? loaded.scene.getAnimationGroupByName(setup.clip)
       : loaded.scene.animationGroups[0];
