@@ -148,10 +148,11 @@ function hangingArms(ik: FabrikBehavior): HangingArm[] {
 }
 
 /**
- * Runs one character for `frames` frames at default settings. Its animations are stopped before they ever
- * play, so its joints hold the file's node transforms (the bind pose), which the behavior starts every frame
- * from (it puts the written rotations back after each frame). The targets of each frame are the effectors' positions in the pose the walk gives, so all of
- * them are reachable together.
+ * Runs one character for `frames` frames at default settings (`options` is for studies of other settings;
+ * the test gives none). Its animations are stopped before they ever play, so its joints hold the file's node
+ * transforms (the bind pose), which the behavior starts every frame from (it puts the written rotations back
+ * after each frame). The targets of each frame are the effectors' positions in the pose the walk gives, so
+ * all of them are reachable together.
  */
 export function runCorpus(
   loaded: Loaded,
@@ -182,16 +183,12 @@ export function runCorpus(
   const restLocals = { t: reader.localTranslations.slice(), r: reader.localRotations.slice() };
   const scales = reader.localScales.slice();
   const moving = Array.from(new Set(plan.rotatingJoints));
-  const walk = new LimitedWalk(
-    ik.limits!,
-    moving,
-    frames,
-    seed,
-    hangingArms(ik),
+  const walk = new LimitedWalk(ik.limits!, moving, frames, seed, {
+    arms: hangingArms(ik),
     restPositions,
     restOrientations,
-    modelSpaceUp(rig),
-  );
+    up: modelSpaceUp(rig),
+  });
   const deltas = new Float64Array(4 * moving.length);
   const rotations = restLocals.r.slice();
   const fk = { p: new Float64Array(3 * n), o: new Float64Array(4 * n), b: new Float64Array(9 * n) };

@@ -22,15 +22,25 @@ export interface HangingArm {
   readonly below: readonly number[];
 }
 
+/** The arms to hang, and the rest pose (model space) and up direction that say where "down" is. */
+export interface Hanging {
+  readonly arms: readonly HangingArm[];
+  readonly restPositions: Float64Array;
+  readonly restOrientations: Float64Array;
+  readonly up: readonly [number, number, number];
+  /** When they hang: from and to, as fractions of the run. Default 0.55 to 0.85. */
+  readonly window?: readonly [number, number];
+}
+
 /**
  * Local rotations over frames for `joints` (relative to the rest local, as the limits measure them):
  * Δ(t) = project(exp(v(t))) with v a sum of two sines per axis, zero for the first {@link REST_FRAMES}
- * frames and eased in after. Between `hang[0]` and `hang[1]` (fractions of the run) the given arms swing
- * down along `up` with their elbows eased toward straight, as arms hang by the body.
+ * frames and eased in after. In the hanging window the given arms swing down along `up` with their elbows
+ * eased toward straight, as arms hang by the body.
  */
 export class LimitedWalk {
   private readonly _waves: Float64Array;
-  private readonly _slot: Map<number, number>;
+  private readonly _window: readonly [number, number];
   private readonly _hangRotation = new Map<number, Float64Array>();
   private readonly _eased = new Set<number>();
   private readonly _scratch = new Float64Array(16);
@@ -40,11 +50,7 @@ export class LimitedWalk {
     readonly joints: readonly number[],
     readonly frames: number,
     seed: number,
-    arms: readonly HangingArm[] = [],
-    restPositions?: Float64Array,
-    restOrientations?: Float64Array,
-    up?: readonly [number, number, number],
-    readonly hang: readonly [number, number] = [0.55, 0.85],
+    hanging?: Hanging,
   ) {
     const rnd = random(seed);
     // Per joint and axis: two (amplitude, angular frequency, phase) triples.
@@ -54,21 +60,20 @@ export class LimitedWalk {
       if (k === 1) return (2 * Math.PI) / (PERIODS[0] + (PERIODS[1] - PERIODS[0]) * rnd());
       return 2 * Math.PI * rnd();
     });
-    this._slot = new Map(joints.map((j, i) => [j, i]));
-    if (restPositions !== undefined && restOrientations !== undefined && up !== undefined) {
-      for (const arm of arms) {
-        if (!this._slot.has(arm.upperArm)) continue;
-        this._hangRotation.set(arm.upperArm, hangDelta(arm, restPositions, restOrientations, up));
-        for (const j of arm.below) this._eased.add(j);
-      }
+    const moving = new Set(joints);
+    this._window = hanging?.window ?? [0.55, 0.85];
+    for (const arm of hanging?.arms ?? []) {
+      if (!moving.has(arm.upperArm)) continue;
+      this._hangRotation.set(arm.upperArm, hangDelta(arm, hanging!));
+      for (const j of arm.below) this._eased.add(j);
     }
   }
 
   /** Fills `out` (4 per joint of `joints`, in that order) with the frame's limited local rotations Δ. */
   deltas(frame: number, out: Float64Array): void {
     const ease = smoothstep((frame - REST_FRAMES) / EASE_FRAMES);
-    const span = this.hang[1] - this.hang[0];
-    const t = (frame / this.frames - this.hang[0]) / span;
+    const [from, to] = this._window;
+    const t = (frame / this.frames - from) / (to - from);
     const hanging = t > 0 && t < 1 ? Math.sin(Math.PI * t) ** 2 : 0;
     const v = [0, 0, 0];
     for (let i = 0; i < this.joints.length; i++) {
@@ -93,23 +98,14 @@ export class LimitedWalk {
       projectRotation(this.limits, j, out, 4 * i, this._scratch, 0);
     }
   }
-
-  /** The walk's slot of a joint, or -1 when it does not move. */
-  slot(joint: number): number {
-    return this._slot.get(joint) ?? -1;
-  }
 }
 
 /**
  * Δ that swings the upper arm, about its own joint in model space, from its rest direction to straight
  * down: with O the joint's rest model orientation and R the model-space swing, Δ = O⁻¹ · R · O.
  */
-function hangDelta(
-  arm: HangingArm,
-  positions: Float64Array,
-  orientations: Float64Array,
-  up: readonly [number, number, number],
-): Float64Array {
+function hangDelta(arm: HangingArm, hanging: Hanging): Float64Array {
+  const { restPositions: positions, restOrientations: orientations, up } = hanging;
   const a = arm.upperArm,
     b = arm.lowerArm;
   const v = new Float64Array(6);
