@@ -99,7 +99,7 @@ setInterval(() => {
       `${c.ik.plan.effectorCount} targets`,
       `${c.stats.iterations} iterations`,
       // Residuals are in the rig's model units (centimetres on some files): show them relative to its size.
-      `residual ${((100 * c.stats.maxResidual) / c.ik.modelSize).toFixed(2)} % of size`,
+      `residual ${((100 * c.stats.maxResidual) / c.ik.height).toFixed(2)} % of height`,
       `IK ${c.stats.micros.toFixed(0)} µs/frame`,
     );
   }

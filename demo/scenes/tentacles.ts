@@ -32,7 +32,7 @@ export const tentaclesScene: SceneDefinition = {
       const character = addCharacter(stage, container, {
         name: `tentacle${i}`,
         clone: true,
-        ik: { limits: "none", maxIterations: 60 },
+        ik: { limits: "none" },
       });
       character.holder.position.x = x;
       // Each tip aims a little to its own side of the point, so the three close round it like fingers.

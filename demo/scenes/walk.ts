@@ -21,12 +21,7 @@ export const walkScene: SceneDefinition = {
       line: "#b8d1b0",
     });
     const container = await loadContainer(scene, CHARACTER_URLS.mannequin);
-    // A nearly straight leg converges slowly under FABRIK: a few more iterations keep the feet exact.
-    const character = addCharacter(stage, container, {
-      name: "mannequin",
-      play: null,
-      ik: { maxIterations: 60 },
-    });
+    const character = addCharacter(stage, container, { name: "mannequin", play: null });
     const walk = new GroundedWalk(character, terrain, {
       clip: "Walk",
       radius: 6,

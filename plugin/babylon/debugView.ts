@@ -24,7 +24,7 @@ export interface FabrikDebugViewOptions {
   limits?: boolean;
   /** Points per cone outline, rounded up to a multiple of 4 so the four side angles are drawn exactly. Default 32. */
   coneSegments?: number;
-  /** Size of the joint and target markers, as a fraction of the rig's size. Default 0.015. */
+  /** Size of the joint and target markers, as a fraction of the character's height. Default 0.015. */
   markerSize?: number;
   /**
    * In a browser, a text box over the canvas with the last solve report, refreshed at most four times a
@@ -39,7 +39,7 @@ export interface FabrikDebugStats {
   solved: boolean;
   iterations: number;
   converged: boolean;
-  /** Largest effector-to-target distance, in model units and as a fraction of the rig's size. */
+  /** Largest effector-to-target distance, in model units and as a fraction of the character's height. */
   maxResidual: number;
   relativeResidual: number;
   /** Joints that ended the solve on one of their limits. */
@@ -84,7 +84,7 @@ const VC = 22; // an arc centre
 const VA = 25; // an axis
 const SX = 28; // swing-space point x, y
 const SL = 30; // a length
-const SIZE = 31; // the rig's size (model units)
+const SIZE = 31; // the character's height (model units)
 const SCRATCH = 32;
 
 const views = new WeakMap<FabrikBehavior, FabrikDebugView>();
@@ -211,7 +211,7 @@ export class FabrikDebugView {
       this._sin[i] = quarter ? [0, 1, 0, -1][(i / (k / 4)) % 4] : Math.sin(phi);
     }
 
-    this._s[SIZE] = behavior.modelSize;
+    this._s[SIZE] = behavior.height;
     this._solvedObserver = behavior.onSolvedObservable.add((event) => this._onSolved(event));
     this._renderObserver = this.utilityLayer.utilityLayerScene.onBeforeRenderObservable.add(() =>
       this.update(),
@@ -266,7 +266,7 @@ export class FabrikDebugView {
     if (!s.solved) return "FABRIK IK: not solving (no targets, disabled or weight 0)";
     return (
       `FABRIK IK: ${s.iterations} iteration${s.iterations === 1 ? "" : "s"}, ` +
-      `max residual ${s.maxResidual.toPrecision(3)} (${(100 * s.relativeResidual).toFixed(3)} % of size), ` +
+      `max residual ${s.maxResidual.toPrecision(3)} (${(100 * s.relativeResidual).toFixed(3)} % of height), ` +
       `${s.converged ? "converged" : "not converged"}, ${s.jointsOnLimit} joint${s.jointsOnLimit === 1 ? "" : "s"} on limits`
     );
   }
@@ -635,7 +635,7 @@ export class FabrikDebugView {
   private _layout(rig: SkeletonRig, plan: SolvePlan | null): void {
     const n = rig.jointCount;
     if (rig !== this._rig) {
-      this._s[SIZE] = this.behavior.modelSize;
+      this._s[SIZE] = this.behavior.height;
       this._reader = new PoseReader(rig);
       this._coneLength = coneLengths(rig, this.behavior);
     }
@@ -719,11 +719,11 @@ export class FabrikDebugView {
   }
 }
 
-/** How far each joint's cone reaches: most of its bone, within sensible bounds of the rig's size. */
+/** How far each joint's cone reaches: most of its bone, within sensible bounds of the character's height. */
 function coneLengths(rig: SkeletonRig, behavior: FabrikBehavior): Float64Array {
   const n = rig.jointCount;
   const pos = rig.restPositions;
-  const size = behavior.modelSize;
+  const size = behavior.height;
   const out = new Float64Array(n);
   const bone = new Float64Array(n);
   for (let j = 0; j < n; j++) {

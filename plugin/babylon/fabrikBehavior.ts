@@ -20,6 +20,7 @@ import {
 import { setEffectorWeight, setPlanLimits, type SolvePlan, type SolveReport } from "../solver/plan.js";
 import type { Pose } from "../solver/pose.js";
 import { createRig, type Rig } from "../solver/rig.js";
+import { characterHeight, deformingJoints, modelSpaceUp } from "./characterHeight.js";
 import { compileSharedPlan, shareLimits, shareRig, sharedWorkspace } from "./sharedRigData.js";
 import { discoverEndEffectors, type EndEffectorInfo } from "./endEffectors.js";
 import { fitLimitsToAnimations } from "./animationLimits.js";
@@ -27,9 +28,7 @@ import { humanoidLimitPreset } from "./humanoidLimits.js";
 import { findHumanoidRoles, HUMANOID_ROLES, type HumanoidRole, type HumanoidRoles } from "./humanoidRoles.js";
 import { installInspectorProperties } from "./inspectorProperties.js";
 import { isAncestor, jointDepths } from "./jointTree.js";
-import { invertAffineMatrix } from "./affineMatrix.js";
 import { PoseReader } from "./poseReader.js";
-import { readWorldMatrix } from "./worldMatrix.js";
 import { GLOBAL_WEIGHT_SLOT, RotationWriter } from "./rotationWriter.js";
 import { buildSkeletonRig, type SkeletonRig } from "./skeletonRig.js";
 import {
@@ -64,9 +63,16 @@ export interface FabrikBehaviorOptions {
    * all when animations are skipped).
    */
   stage?: FabrikStage;
-  /** An effector within this fraction of the rig's size (model space) counts as reached. Default 1e-3. */
+  /**
+   * An effector within this fraction of the character's height (see {@link FabrikBehavior.height}) counts as
+   * reached. Default 1e-3: about 1.6 mm on a 1.75 m human, whatever its arm span or control bones.
+   */
   tolerance?: number;
-  /** Iteration cap per frame. Default 20. */
+  /**
+   * Iteration cap per frame. Default 100, for long tails, tentacles and many-legged creatures on hard
+   * frames; a frame ends as soon as every effector is within tolerance (most take a few iterations), so the
+   * cap costs only on frames that would otherwise end short.
+   */
   maxIterations?: number;
   /**
    * `"humanoid"` (default): when humanoid roles are recognised, anatomically plausible limits for spine, neck,
@@ -210,6 +216,14 @@ const CHAIN_BASES: Partial<Record<HumanoidRole, readonly HumanoidRole[]>> = {
   rightToes: ["rightUpperLeg"],
 };
 
+/**
+ * The behavior's iteration cap per frame unless told otherwise. What a frame needs depends more on how many
+ * effectors meet at turning bases than on chain length (see docs/convergence.md), and a solve stops as soon
+ * as its effectors are within tolerance, so the cap is a constant, large enough for long tails, tentacles
+ * and many-legged bodies.
+ */
+const DEFAULT_BEHAVIOR_MAX_ITERATIONS = 100;
+
 /** An effector skipped for a frame still needs a pull > 0 in the solver; this one is negligible. */
 const SKIPPED_PULL = 1e-6;
 
@@ -279,7 +293,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
   private _roleOf: (HumanoidRole | undefined)[] = [];
   private _depths: Int32Array = new Int32Array(0);
   private _effectors: readonly EndEffectorInfo[] = [];
-  private _size = 1;
+  private _height = 1;
   private _compiled: Compiled | null = null;
   private readonly _point = new Float64Array(3);
   private _warned = false;
@@ -344,7 +358,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     this._fitLimits = fit;
     this._skeleton = skeleton;
     this._tolerance = checkTolerance(options.tolerance ?? 1e-3);
-    this._maxIterations = checkMaxIterations(options.maxIterations ?? 20);
+    this._maxIterations = checkMaxIterations(options.maxIterations ?? DEFAULT_BEHAVIOR_MAX_ITERATIONS);
   }
 
   /** The behavior's name, constant: `node.getBehaviorByName("FabrikIK")`. */
@@ -373,13 +387,13 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     this._weight = value;
   }
 
-  /** An effector within this fraction of the rig's size counts as reached. */
+  /** An effector within this fraction of the character's {@link height} counts as reached. */
   get tolerance(): number {
     return this._tolerance;
   }
   set tolerance(value: number) {
     this._tolerance = checkTolerance(value);
-    if (this._compiled !== null) this._compiled.settings.tolerance = this._tolerance * this._size;
+    if (this._compiled !== null) this._compiled.settings.tolerance = this._tolerance * this._height;
   }
 
   get maxIterations(): number {
@@ -424,9 +438,19 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     return this._limits;
   }
 
-  /** The rig's size in model space (diagonal of the rest pose's bounds): the unit of `tolerance`. */
+  /**
+   * The character's height in model space, the unit of `tolerance`: how far its body joints reach along up
+   * in the rest pose (joints that carry skin weights or meshes: IK-control and pole bones, arm span and tails
+   * held out behind do not count). A body lying flat (a snake stretched out) takes a quarter of its longest
+   * extent instead. 1 before attach.
+   */
+  get height(): number {
+    return this._height;
+  }
+
+  /** @deprecated The same as {@link height}, which it now means (it was the rest pose's bounding diagonal). */
   get modelSize(): number {
-    return this._size;
+    return this._height;
   }
 
   /** The compiled solve plan for the current targets (read-only, for tools), or null without targets. */
@@ -502,8 +526,9 @@ export class FabrikBehavior implements Behavior<TransformNode> {
       restPositions: rig.restPositions,
     });
     const limits = createJointLimits(solverRig);
+    const up = modelSpaceUp(rig);
     if (this._limitPreset === "humanoid") {
-      for (const [joint, spec] of humanoidLimitPreset(solverRig, roles, { up: modelSpaceUp(rig) })) {
+      for (const [joint, spec] of humanoidLimitPreset(solverRig, roles, { up })) {
         try {
           setJointLimit(limits, joint, spec);
         } catch (error) {
@@ -533,7 +558,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     for (const role of HUMANOID_ROLES) if (roles[role] !== undefined) this._roleOf[roles[role]!] = role;
     this._depths = jointDepths(rig.parents);
     this._effectors = discoverEndEffectors(rig);
-    this._size = restSize(rig.restPositions);
+    this._height = characterHeight(rig.restPositions, deformingJoints(rig), up);
     this._compiled = null;
     this._warned = false;
 
@@ -909,7 +934,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
         orientationValid: new Uint8Array(m),
         match,
         blend: new Float64Array(m),
-        settings: { tolerance: this._tolerance * this._size, maxIterations: this._maxIterations, poles },
+        settings: { tolerance: this._tolerance * this._height, maxIterations: this._maxIterations, poles },
         event,
       };
     }
@@ -1051,18 +1076,6 @@ export class FabrikBehavior implements Behavior<TransformNode> {
   }
 }
 
-/** World +Y in the model root's space as the character stands now (the preset tells legs from arms by it). */
-function modelSpaceUp(rig: SkeletonRig): [number, number, number] {
-  const root = rig.modelRoot;
-  if (root === null) return [0, 1, 0];
-  const m = new Float64Array(16);
-  readWorldMatrix(root, m);
-  const inverse = new Float64Array(16);
-  if (!invertAffineMatrix(m, inverse)) return [0, 1, 0];
-  // A direction: the second row of the inverse's linear part (Babylon's row-vector layout).
-  return [inverse[4], inverse[5], inverse[6]];
-}
-
 /** Every joint a frame reads the pose of: the solved, carried and written ones (the reader adds ancestors). */
 function jointsToRead(plan: SolvePlan, writer: RotationWriter): Int32Array {
   const joints = [
@@ -1090,25 +1103,10 @@ function toModel(m: Float64Array, p: Float64Array, out: Float64Array, o: number)
   return true;
 }
 
-function restSize(positions: Float64Array): number {
-  let size = 0;
-  for (let axis = 0; axis < 3; axis++) {
-    let min = Infinity,
-      max = -Infinity;
-    for (let i = axis; i < positions.length; i += 3) {
-      if (positions[i] < min) min = positions[i];
-      if (positions[i] > max) max = positions[i];
-    }
-    size += (max - min) * (max - min);
-  }
-  size = Math.sqrt(size);
-  return size > 0 && Number.isFinite(size) ? size : 1;
-}
-
 function checkTolerance(value: unknown): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
     throw new FabrikError(
-      `FabrikIK: tolerance must be a finite number >= 0 (a fraction of the rig's size), got ${String(value)}`,
+      `FabrikIK: tolerance must be a finite number >= 0 (a fraction of the character's height), got ${String(value)}`,
       undefined,
       "tolerance",
     );

@@ -143,11 +143,11 @@ class InspectorRows {
         propertyName: `${p}MaxIterations`,
         type: InspectableType.Slider,
         min: 1,
-        max: Math.max(100, ik.maxIterations),
+        max: Math.max(200, ik.maxIterations),
         step: 1,
       },
       {
-        label: "Tolerance (× size)",
+        label: "Tolerance (× height)",
         propertyName: `${p}Tolerance`,
         type: InspectableType.Slider,
         min: 0,
@@ -601,9 +601,9 @@ function describeReport(ik: FabrikBehavior): string {
   const r = plan.report;
   let onLimit = 0;
   for (let j = 0; j < r.onLimit.length; j++) onLimit += r.onLimit[j];
-  const relative = ik.modelSize > 0 ? r.maxResidual / ik.modelSize : r.maxResidual;
+  const relative = ik.height > 0 ? r.maxResidual / ik.height : r.maxResidual;
   return (
-    `${r.iterations} iteration${r.iterations === 1 ? "" : "s"}, residual ${relative.toExponential(1)} × size, ` +
+    `${r.iterations} iteration${r.iterations === 1 ? "" : "s"}, residual ${relative.toExponential(1)} × height, ` +
     `${r.converged ? "converged" : "not converged"}, ${onLimit} joint${onLimit === 1 ? "" : "s"} on limits`
   );
 }

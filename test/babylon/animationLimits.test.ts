@@ -151,11 +151,7 @@ describe.skipIf(noteIfMissing(robot))("limit fitting on RobotExpressive", () => 
         ] as const) {
           loaded?.engine.dispose();
           loaded = await loadCharacter(robot);
-          const ik = attach(loaded, {
-            fitLimitsToAnimations: fitLimits,
-            maxIterations: 100,
-            tolerance: 1e-5,
-          });
+          const ik = attach(loaded, { fitLimitsToAnimations: fitLimits });
           const group = loaded.scene.getAnimationGroupByName(clip)!;
           for (const g of loaded.scene.animationGroups) g.stop();
           group.start(true);

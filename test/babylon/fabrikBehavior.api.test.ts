@@ -19,7 +19,7 @@ beforeEach(async () => {
   // A still pose: every frame animates to the same place, so frames compare exactly.
   loaded.scene.animationGroups[0]?.pause();
   loaded.scene.render();
-  ik = attach(loaded, { maxIterations: 100, tolerance: 1e-5 });
+  ik = attach(loaded);
   reader = new PoseReader(ik.rig!);
 });
 afterEach(() => loaded?.engine.dispose());

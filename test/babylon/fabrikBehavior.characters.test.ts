@@ -72,14 +72,6 @@ const PICKS: Record<string, (ik: FabrikBehavior) => Pick[]> = {
 };
 
 const FRAMES = 24;
-/**
- * Iteration caps above the default 20 where FABRIK converges slowly: a two-bone leg nearly straight
- * (CesiumMan's walk) and a long curled chain (the 24-bone tentacle). The output lists what was used.
- */
-const OPTIONS: Record<string, FabrikBehaviorOptions> = {
-  CesiumMan: { maxIterations: 60 },
-  tentacle: { maxIterations: 200 },
-};
 const results: string[] = [];
 const limited: string[] = [];
 afterAll(() => {
@@ -104,7 +96,7 @@ interface Run {
  */
 function runFrames(loaded: Loaded, folder: string, limits: "none" | "humanoid"): Run {
   const scene = loaded.scene;
-  const options: FabrikBehaviorOptions = { ...OPTIONS[folder], limits };
+  const options: FabrikBehaviorOptions = { limits };
   const groups = buildSkeletonRigs(loaded.root);
   if (groups.length > 1) options.skeleton = groups[0].skeletons[0];
   const ik = attach(loaded, options);
@@ -138,7 +130,7 @@ function runFrames(loaded: Loaded, folder: string, limits: "none" | "humanoid"):
     iterations = Math.max(iterations, report.iterations);
     if (report.converged) converged++;
     onLimit = report.onLimit.slice();
-    const tol = ik.tolerance * ik.modelSize;
+    const tol = ik.tolerance * ik.height;
     lastReport = `${report.iterations} it, residuals ${Array.from(report.residuals, (r) => (r / tol).toFixed(2))} tol`;
   });
   const failures: string[] = [];
@@ -158,7 +150,7 @@ function runFrames(loaded: Loaded, folder: string, limits: "none" | "humanoid"):
     () => {
       reader.read();
       const world = babylonWorldPositions(scene, nodes);
-      const size = ik.modelSize * worldScale(reader);
+      const size = ik.height * worldScale(reader);
       // float32 world matrices add ~1e-7 of the character's size on top of the solver's tolerance.
       const tolerance = ik.tolerance * size * 1.0001 + 1e-6 * size;
       targets.joints.forEach((j, e) => {
@@ -212,7 +204,7 @@ function runFrames(loaded: Loaded, folder: string, limits: "none" | "humanoid"):
 
   const worst = Math.max(...residuals);
   const summary =
-    `${targets.joints.map((j) => rig.names[j]).join(", ")}: worst residual ${worst.toExponential(2)} of size, ` +
+    `${targets.joints.map((j) => rig.names[j]).join(", ")}: worst residual ${worst.toExponential(2)} of height, ` +
     `${converged}/${solves} converged, max ${iterations} iterations` +
     (limits === "none" ? "" : `, ${blocked} misses against a limit`);
   return { failures, solves, converged, summary };

@@ -177,7 +177,7 @@ describe.skipIf(!mannequin.present)("targets on the mannequin", () => {
       expect(written.subarray(10 * j, 10 * j + 10), role).toEqual(animated.subarray(10 * j, 10 * j + 10));
     }
     // The other hand still reaches.
-    expect(report.residual).toBeLessThanOrEqual(ik.tolerance * ik.modelSize);
+    expect(report.residual).toBeLessThanOrEqual(ik.tolerance * ik.height);
     reachable.dispose();
   });
 
@@ -354,7 +354,7 @@ describe.each([mannequin, robot].filter((c) => !noteIfMissing(c)))("matchOrienta
         const reached = babylonWorldPositions(loaded.scene, ik.rig!.nodes)[hand];
         // Not asked of Babylon, which would clear the flags the behavior reads (holder is unrotated, unscaled).
         const wanted = holder.position.add(grip.position);
-        const tolerance = ik.tolerance * ik.modelSize * worldScale(reader) * 1.001;
+        const tolerance = ik.tolerance * ik.height * worldScale(reader) * 1.001;
         const r = Vector3.Distance(reached, wanted);
         if (r > tolerance) misses.push(`frame ${frame}: ${r} > ${tolerance}`);
       },
@@ -409,7 +409,7 @@ describe.skipIf(noteIfMissing(robot))(
       expect(ik.rig!.skeletons.length).toBe(2);
       expect(ik.rig!.modelRoot!.name).toBe("RobotArmature");
       // The ×100 armature scale sits above the model root: the rig is small in its own space.
-      expect(ik.modelSize).toBeLessThan(0.1);
+      expect(ik.height).toBeLessThan(0.1);
     });
 
     it("still reaches when __root__ is moved, turned and scaled at runtime, also in place", () => {
@@ -422,7 +422,7 @@ describe.skipIf(noteIfMissing(robot))(
         () => {
           reader.read();
           const world = babylonWorldPositions(loaded.scene, ik.rig!.nodes);
-          const tolerance = ik.tolerance * ik.modelSize * worldScale(reader) * 1.001;
+          const tolerance = ik.tolerance * ik.height * worldScale(reader) * 1.001;
           targets.joints.forEach((j, e) => {
             const r = Vector3.Distance(world[j], targets.points[e]);
             if (r > tolerance) misses.push(`${ik.rig!.names[j]}: ${r} > ${tolerance}`);
@@ -478,7 +478,7 @@ describe("a skeleton without linked TransformNodes", () => {
       reached = Vector3.Distance(skeleton.bones[3].getAbsolutePosition(mesh), target);
     });
     scene.render();
-    expect(reached).toBeLessThan(ik.tolerance * ik.modelSize * 1.001);
+    expect(reached).toBeLessThan(ik.tolerance * ik.height * 1.001);
     skeleton.bones.forEach((b, i) =>
       expect(angleBetween(b.rotationQuaternion, before[i])).toBeLessThan(1e-7),
     );

@@ -61,7 +61,7 @@ describe.skipIf(!mannequin.present)("FabrikBehavior lifecycle (mannequin)", () =
     expect(ik.effectors.map((e) => e.name)).toContain("HeadTop_End");
     expect(ik.roles.leftHand).toBe(ik.rig!.indexOf("LeftHand"));
     expect(ik.limits!.specs.some((s) => s !== undefined)).toBe(true);
-    expect(ik.modelSize).toBeGreaterThan(1.5);
+    expect(ik.height).toBeGreaterThan(1.5);
   });
 
   it("drives the same rig from the skinned mesh as from __root__", () => {
@@ -339,7 +339,7 @@ describe.skipIf(!mannequin.present)("FabrikBehavior errors", () => {
     const ik = new FabrikBehavior();
     expect(() => (ik.tolerance = -2)).toThrow(/tolerance/);
     expect(() => (ik.maxIterations = 0)).toThrow(/maxIterations/);
-    expect([ik.tolerance, ik.maxIterations]).toEqual([1e-3, 20]);
+    expect([ik.tolerance, ik.maxIterations]).toEqual([1e-3, 100]);
   });
 
   it("refuses a node with no skeleton under it, and changes nothing", async () => {

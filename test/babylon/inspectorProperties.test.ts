@@ -106,7 +106,7 @@ describe.skipIf(!mannequin.present)("Inspector properties (mannequin)", () => {
     });
     expect(bag(loaded.root).fabrikSummary).toBe("65 joints, 0 targets");
     expect(bag(mesh).fabrikWeight).toBe(1);
-    expect(bag(ik).fabrikMaxIterations).toBe(20);
+    expect(bag(ik).fabrikMaxIterations).toBe(100);
   });
 
   it("edits the behavior's settings live, and clamps what the behavior would reject", () => {
@@ -152,7 +152,7 @@ describe.skipIf(!mannequin.present)("Inspector properties (mannequin)", () => {
     root.fabrikTolerance = 0.5;
     ik.setTarget("leftHand", handTarget(loaded, ik));
     loaded.scene.render();
-    // Half the rig's size: the hand starts within tolerance.
+    // Half the character's height: the hand starts within tolerance.
     expect(ik.plan!.report.iterations).toBe(0);
     expect(root.fabrikLastSolve).toMatch(/^0 iterations, residual .* converged, \d+ joints? on limits$/);
   });

@@ -300,7 +300,7 @@ async function main(): Promise<{ lines: string[]; runs: Run[] }> {
         });
         const targets = characters.map((c) => new Float64Array(3 * c.effectors.length));
         const settings: SolveSettings[] = characters.map((c) => ({
-          tolerance: c.ik!.tolerance * c.ik!.modelSize,
+          tolerance: c.ik!.tolerance * c.ik!.height,
           maxIterations: c.ik!.maxIterations,
         }));
         const point = new Point();

@@ -139,7 +139,7 @@ if (only === "footPlacementRobot") {
   const robot = CHARACTERS.find((c) => c.folder === "RobotExpressive")!;
   if (robot.present) {
     const r = await loadCharacter(robot);
-    const robotIk = new FabrikBehavior({ maxIterations: 300, tolerance: 1e-4 });
+    const robotIk = new FabrikBehavior();
     r.root.addBehavior(robotIk, true);
     createSlope(r.scene, 10, Vector3.Zero(), 100);
     for (const g of r.scene.animationGroups) g.stop();

@@ -87,7 +87,7 @@ describe.each(characters.filter((c) => !noteIfMissing(c)))("helpers on $folder",
 
   it("places every leg on a 10° slope with a step, the foot at its animated height above the ground", async () => {
     const loaded = await loadCharacter(character);
-    const ik = attach(loaded, { maxIterations: 300, tolerance: 1e-4 });
+    const ik = attach(loaded);
     const group = setup.clip
       ? loaded.scene.getAnimationGroupByName(setup.clip)
       : loaded.scene.animationGroups[0];
@@ -142,7 +142,7 @@ describe.each(characters.filter((c) => !noteIfMissing(c)))("helpers on $folder",
     const head = look.joints[look.joints.length - 1];
     const eye = reader.getWorldPositionToRef(head, new Vector3());
     const size =
-      ik.modelSize / Math.hypot(reader.worldToModel[4], reader.worldToModel[5], reader.worldToModel[6]);
+      ik.height / Math.hypot(reader.worldToModel[4], reader.worldToModel[5], reader.worldToModel[6]);
     const yaw = 35 * DEGREES,
       pitch = 10 * DEGREES;
     const point = eye.add(

@@ -10,7 +10,7 @@ import {
   type FootPlacementOptions,
 } from "../../plugin/helpers/footPlacement.js";
 import { characterNamed, loadCharacter, noteIfMissing, type Loaded } from "../babylon/characters.js";
-import { attach } from "../babylon/fabrikHarness.js";
+import { attach, worldScale } from "../babylon/fabrikHarness.js";
 import {
   DEGREES,
   FrameDriver,
@@ -88,7 +88,7 @@ describe.skipIf(noteIfMissing(robot))("FootPlacement on RobotExpressive (feet ha
   async function setUp(clip = "Idle", options: FabrikBehaviorOptions = {}, rate = 60) {
     loaded?.engine.dispose();
     loaded = await loadCharacter(robot);
-    ik = attach(loaded, { maxIterations: 300, tolerance: 1e-4, ...options });
+    ik = attach(loaded, options);
     driver = new FrameDriver(loaded, loaded.scene.getAnimationGroupByName(clip), rate);
   }
   function placement(options: FootPlacementOptions = {}): FootPlacement {
@@ -328,10 +328,11 @@ describe.skipIf(noteIfMissing(robot))("FootPlacement on RobotExpressive (feet ha
   });
 
   // Its walk leaves the bare humanoid preset (the hip swings 6–10° past its cone, the knee 27–41° off its
-  // hinge). Without limits the placement itself is measured; with the default limits, fitted to the clips,
-  // the knee's off-hinge swing is allowed but the limits still shape the thigh a little: millimetres.
+  // hinge). Without limits the placement itself is measured: each foot within the behavior's tolerance of its
+  // target; with the default limits, fitted to the clips, the knee's off-hinge swing is allowed but the
+  // limits still shape the thigh a little: millimetres.
   for (const [label, options, bound] of [
-    ["no limits", { limits: "none" }, 1e-4],
+    ["no limits", { limits: "none" }, "tolerance"],
     ["default limits fitted to the clips", {}, 5e-3],
   ] as const) {
     it(`keeps the feet on a slope while it walks across it and turns, updating by itself (${label})`, async () => {
@@ -385,7 +386,9 @@ describe.skipIf(noteIfMissing(robot))("FootPlacement on RobotExpressive (feet ha
       solvedObserver.remove();
       expect(misses.length).toBeGreaterThan(100);
       expect(Math.max(...heights) / legLength).toBeLessThan(1e-3);
-      expect(Math.max(...misses) / legLength).toBeLessThan(bound);
+      // The solver's tolerance in world units (float32 node storage adds a hair).
+      const tolerance = (ik.tolerance * ik.height * worldScale(reader) * 1.001) / legLength;
+      expect(Math.max(...misses) / legLength).toBeLessThan(bound === "tolerance" ? tolerance : bound);
       expect(Math.max(...apart) / legLength).toBeLessThan(1e-6);
       notes.push(
         `walking and turning on 12° (${label}), ${misses.length} foot frames: target height error ≤ ` +

@@ -703,7 +703,7 @@ const BEHAVIOR_ROWS: Row[] = [
   {
     api: "`new FabrikBehavior`, `.tolerance =`",
     input: "`tolerance` negative, NaN or infinite",
-    result: "FabrikIK: tolerance must be a finite number >= 0 (a fraction of the rig's size), got -1",
+    result: "FabrikIK: tolerance must be a finite number >= 0 (a fraction of the character's height), got -1",
     option: "tolerance",
     ...constructing({ tolerance: -1 }),
   },
