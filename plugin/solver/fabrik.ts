@@ -99,6 +99,8 @@ export const DEFAULT_MAX_ITERATIONS = 100;
 const STALL_FRACTION = 1e-3;
 /** Retries of a lock escape that found nothing better (escapes themselves are bounded by the iteration cap). */
 const MAX_ATTEMPTS = 3;
+/** A target nearer than this fraction of its chain's length to its effector makes the solve a small step. */
+const STEP_FRACTION = 0.1;
 /** Restarts in a row that find nothing better before the solve settles for its best pose. */
 const MAX_FRUITLESS_RESTARTS = 3;
 /** An iteration that removes less than this fraction of the error, with a joint on its limit, is a lock. */
@@ -451,7 +453,7 @@ function keepsLimits(plan: SolvePlan, c: number, orientations: Float64Array, inp
   temp[23] = 1;
   for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++) {
     const r = rotatingJoints[ri];
-    const flags = limits.flags[r];
+    const flags = plan.limits.flags[r];
     if ((flags & LIMIT_ROTATION) === 0) continue;
     if (flags & LIMIT_FIXED) {
       if (input) continue;
@@ -502,8 +504,17 @@ function iterateComponent(
     best = numbers[RESIDUAL_SUM_SLOT];
     savePose(plan, c, positions, orientations);
   }
+  // A small step (every target near where the input has its effector, as from last frame's answer) keeps
+  // to the configuration it has: it escapes only a lock on a limit, since another configuration would make
+  // the limb jump between frames.
+  const smallStep = targetsNearInput(plan, c, positions, targets);
   // A two-bone limb bending at a hinge is answered in closed form when its root's limits allow it.
-  if (oriented && placeTwoBoneLimb(plan, c, positions, orientations, targets)) {
+  const branched = oriented && !plan.componentIsPath[c];
+  if (
+    oriented &&
+    !branched &&
+    placeTwoBoneLimb(plan, plan.componentEffectors[firstEffector], positions, orientations, targets)
+  ) {
     measureResiduals(plan, firstEffector, lastEffector, positions, targets);
     if (numbers[MAX_RESIDUAL_SLOT] <= tolerance) return 1;
     // (Out of the hinge's reach after all, by rounding: the passes take it from here.)
@@ -534,6 +545,11 @@ function iterateComponent(
     if (oriented) {
       forwardPassOriented(plan, c, positions, orientations, targets);
       backwardPassOriented(plan, c, positions, orientations);
+      // Where branches meet, the passes place each branch's root; its limb, if it is one, is then solved
+      // exactly from there.
+      if (branched)
+        for (let k = firstEffector; k < lastEffector; k++)
+          placeTwoBoneLimb(plan, plan.componentEffectors[k], positions, orientations, targets);
     } else {
       forwardPassChain(plan, c, positions, targets);
       backwardPassChain(plan, c, positions);
@@ -557,8 +573,10 @@ function iterateComponent(
     // Under limits, crawling counts as stalling too: FABRIK pressed against a limit often creeps (each pass
     // undoing most of the other) long before it stops outright.
     const crawling =
-      oriented && progress < SLUGGISH_FRACTION * sum && ((hinged && withinLength) || anyOnLimit(plan, c));
-    const going = withinLength ? progress * remaining > sum - tolerance : progress > stall;
+      oriented &&
+      progress < SLUGGISH_FRACTION * sum &&
+      ((hinged && withinLength && !smallStep) || anyOnLimit(plan, c));
+    const going = withinLength && !smallStep ? progress * remaining > sum - tolerance : progress > stall;
     if (going && !crawling) {
       previous = sum;
       continue;
@@ -576,7 +594,7 @@ function iterateComponent(
     // Stalled under limits or branches: a lock, a local minimum, or the best reachable pose. Escape from the
     // best pose and go on; when escapes stop paying, restart elsewhere while the budget lasts. A component
     // turning one joint has no other configuration: its passes already aim it as close as its limits allow.
-    if (singleJoint || !(withinLength || anyOnLimit(plan, c))) break;
+    if (singleJoint || !((withinLength && !smallStep) || anyOnLimit(plan, c))) break;
     if (best < bestAtLastEscape - stall) attempts = 0;
     else if (++attempts > MAX_ATTEMPTS) {
       // Out of reach, one restart only confirms the best pose; within length, another start may find it,
@@ -625,6 +643,33 @@ function iterateComponent(
   plan.report.escapes += escapes;
   if (!oriented) orientChainFromPositions(plan, c, positions, orientations);
   return iteration;
+}
+
+/**
+ * True when every effector of component c has its target within {@link STEP_FRACTION} of its chain's length
+ * from where the pose has it now.
+ */
+function targetsNearInput(
+  plan: SolvePlan,
+  c: number,
+  positions: Float64Array,
+  targets: Float64Array,
+): boolean {
+  const { effectorPath, effectorPathStart, componentEffectors, effectorJoints } = plan;
+  const boneLength = plan.scratch.boneLength;
+  for (let k = plan.componentEffectorStart[c]; k < plan.componentEffectorStart[c + 1]; k++) {
+    const e = componentEffectors[k];
+    let length = 0;
+    for (let i = effectorPathStart[e]; i < effectorPathStart[e + 1]; i++)
+      length += boneLength[effectorPath[i]];
+    const j3 = 3 * effectorJoints[e];
+    const dx = targets[3 * e] - positions[j3],
+      dy = targets[3 * e + 1] - positions[j3 + 1],
+      dz = targets[3 * e + 2] - positions[j3 + 2];
+    const near = STEP_FRACTION * length;
+    if (dx * dx + dy * dy + dz * dz > near * near) return false;
+  }
+  return true;
 }
 
 function anyOnLimit(plan: SolvePlan, c: number): boolean {

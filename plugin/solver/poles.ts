@@ -1,5 +1,5 @@
 import { measureHingeAngle as measureHingeAngleBinding } from "./jointLimitProjection.js";
-import { LIMIT_HINGE as LIMIT_HINGEBinding } from "./limits.js";
+import { LIMIT_FIXED as LIMIT_FIXEDBinding, LIMIT_HINGE as LIMIT_HINGEBinding } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
 import {
   quatConjugateMultiply as quatConjugateMultiplyBinding,
@@ -9,6 +9,7 @@ import {
 // Local copies: a constant imported from another module is read through a getter under test transforms.
 const TOLERANCE_SLOT = 0;
 const LIMIT_HINGE = LIMIT_HINGEBinding;
+const LIMIT_FIXED = LIMIT_FIXEDBinding;
 const measureHingeAngle = measureHingeAngleBinding;
 const quatConjugateMultiply = quatConjugateMultiplyBinding;
 const quatRotate = quatRotateBinding;
@@ -39,6 +40,8 @@ const COLLINEAR_BEND = 0.05;
  * line of a straight 10-bone chain took some 20).
  */
 const NEAR_LINE = 0.01;
+const FAR_FROM_LINE = 0.2;
+const NEAR_FULL = 0.9;
 
 /**
  * Pole (bend hint): each interior joint of an effector's own chain is turned about the line from the chain's
@@ -169,15 +172,16 @@ function bendChains(
   const { effectorPath, effectorPathStart } = plan;
   const boneLength = plan.scratch.boneLength;
   const temp = plan.scratch.temp;
-  const b3 = 3 * plan.componentBase[c];
-  const bx = positions[b3],
-    by = positions[b3 + 1],
-    bz = positions[b3 + 2];
   for (let k = plan.componentEffectorStart[c]; k < plan.componentEffectorStart[c + 1]; k++) {
     const e = plan.componentEffectors[k];
+    // The path from the component's base, which it bends from.
     const first = effectorPathStart[e],
       last = effectorPathStart[e + 1];
     if (last - first < 2 || plan.effectorHasPole[e]) continue; // one bone cannot bend; a pole decides itself
+    const b3 = 3 * plan.rig.parents[effectorPath[first]];
+    const bx = positions[b3],
+      by = positions[b3 + 1],
+      bz = positions[b3 + 2];
     if (plan.report.residuals[e] <= tolerance) continue; // measured just before
 
     let length = 0;
@@ -215,7 +219,9 @@ function bendChains(
     }
     // The joints' offsets across the line (the widest, and their sum: the chain's own bend) and the
     // target's (its side), to bend toward.
-    let widest = 0;
+    let widest = 0,
+      distance = 0,
+      aside = 0;
     temp[BEND] = 0;
     temp[BEND + 1] = 0;
     temp[BEND + 2] = 0;
@@ -230,6 +236,8 @@ function bendChains(
         ry = y - t * uy,
         rz = z - t * uz;
       if (i < first) {
+        distance = Math.sqrt(x * x + y * y + z * z);
+        aside = Math.sqrt(rx * rx + ry * ry + rz * rz);
         temp[AIM] = rx;
         temp[AIM + 1] = ry;
         temp[AIM + 2] = rz;
@@ -243,8 +251,10 @@ function bendChains(
     }
     if (!always) {
       const slack = NEAR_LINE * length;
-      // A bent chain folds under FABRIK by itself.
+      // A bent chain folds under FABRIK by itself, and so does a straight one toward a target well off its
+      // line and well within its length; near the line, or near full length, it only creeps.
       if (widest > slack * slack) continue;
+      if (aside > FAR_FROM_LINE * length && distance < NEAR_FULL * length) continue;
     }
     temp[LINE] = ux;
     temp[LINE + 1] = uy;
@@ -314,7 +324,7 @@ function bendPath(
     }
   }
   // The arc runs from the base to the target: its plane holds the line to the target and the side.
-  const b3 = 3 * plan.componentBase[c];
+  const b3 = 3 * plan.rig.parents[effectorPath[effectorPathStart[e]]];
   const e3 = 3 * e;
   let tx = targets[e3] - positions[b3],
     ty = targets[e3 + 1] - positions[b3 + 1],
@@ -480,7 +490,8 @@ export function hingeSide(plan: SolvePlan, e: number, orientations: Float64Array
   const temp = plan.scratch.temp;
   for (let i = effectorPathStart[e]; i < effectorPathStart[e + 1] - 1; i++) {
     const h = effectorPath[i];
-    if ((limits.flags[h] & LIMIT_HINGE) === 0 || plan.scratch.rotatingIndex[h] < 0) continue;
+    const kind = plan.limits.flags[h] & (LIMIT_HINGE | LIMIT_FIXED);
+    if (kind !== LIMIT_HINGE || plan.scratch.rotatingIndex[h] < 0) continue;
     const p = parents[h];
     // Δ = rest⁻¹ · parent⁻¹ · orientation, as the limits measure it.
     quatConjugateMultiply(temp, DELTA, orientations, 4 * p, orientations, 4 * h);

@@ -46,7 +46,7 @@ export function restartComponent(
   orientations: Float64Array,
   k: number,
 ): void {
-  const { activeJoints, limits } = plan;
+  const { activeJoints } = plan;
   const parents = plan.rig.parents;
   const { temp, localOffset, boneLength, inputLocal, rotatingIndex } = plan.scratch;
   const b = plan.componentBase[c];
@@ -67,7 +67,7 @@ export function restartComponent(
     positions[j3] = positions[3 * q] + len * temp[V];
     positions[j3 + 1] = positions[3 * q + 1] + len * temp[V + 1];
     positions[j3 + 2] = positions[3 * q + 2] + len * temp[V + 2];
-    if (rotatingIndex[j] >= 0 && limits.flags[j] & LIMIT_ROTATION) {
+    if (rotatingIndex[j] >= 0 && plan.limits.flags[j] & LIMIT_ROTATION) {
       startLocal(plan, j, k, temp);
       quatMultiply(orientations, 4 * j, orientations, q4, temp, L);
     } else {

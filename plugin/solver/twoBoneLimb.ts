@@ -55,30 +55,31 @@ const LIMIT = 36; // projectRotation scratch (16)
 const SAMPLES = 48;
 
 /**
- * Places component c exactly on its target when it is such a limb (one effector at the tip of a two-bone
- * path, the middle joint a hinge, the root free or limited by swing and twist, nothing fixed or stretching,
- * no pole) and a swivel within the root's limits reaches it. Returns false, leaving the pose untouched,
- * otherwise.
+ * Places effector e's own chain exactly on its target when it is such a limb (the last two bones of its
+ * path, the middle joint a hinge, the root turning this limb alone, free or limited by swing and twist,
+ * nothing fixed or stretching, no pole) and a swivel within the root's limits reaches it from where the
+ * root is now. Returns false, leaving the pose untouched, otherwise.
  */
 export function placeTwoBoneLimb(
   plan: SolvePlan,
-  c: number,
+  e: number,
   positions: Float64Array,
   orientations: Float64Array,
   targets: Float64Array,
 ): boolean {
-  const start = plan.componentStart[c];
-  if (!plan.componentIsPath[c] || plan.componentStart[c + 1] - start !== 2) return false;
-  if (plan.componentEffectorStart[c + 1] - plan.componentEffectorStart[c] !== 1) return false;
-  const { activeJoints, limits } = plan;
-  const flags = limits.flags;
-  const b = plan.componentBase[c],
-    m = activeJoints[start],
-    t = activeJoints[start + 1];
-  const e = plan.componentEffectors[plan.componentEffectorStart[c]];
-  if (plan.effectorJoints[e] !== t || plan.effectorHasPole[e]) return false;
+  const { effectorPath, effectorPathStart, limits } = plan;
+  const first = plan.effectorChainStart[e],
+    last = effectorPathStart[e + 1];
+  if (last - first !== 2 || plan.effectorHasPole[e]) return false;
+  const flags = plan.limits.flags;
+  const m = effectorPath[first],
+    t = effectorPath[first + 1];
+  const b = plan.rig.parents[m];
   if ((flags[m] & (LIMIT_HINGE | LIMIT_FIXED)) !== LIMIT_HINGE) return false;
   if (flags[b] & (LIMIT_HINGE | LIMIT_FIXED) || (flags[m] | flags[t]) & LIMIT_STRETCH) return false;
+  // The root must turn this limb and nothing else.
+  const rb = plan.scratch.rotatingIndex[b];
+  if (rb < 0 || plan.activeChildStart[rb + 1] - plan.activeChildStart[rb] !== 1) return false;
   const { boneLength, localOffset, temp, inputLocal, rotatingIndex } = plan.scratch;
   const lm = boneLength[m],
     lt = boneLength[t];
@@ -216,7 +217,7 @@ function swivelAllowed(plan: SolvePlan, b: number, k: number): boolean {
   temp[SPIN + 2] = temp[AIM + 2] * s;
   temp[SPIN + 3] = Math.cos(half);
   quatMultiply(temp, ROOT, temp, SPIN, temp, ARC);
-  if ((limits.flags[b] & LIMIT_ROTATION) === 0) return true;
+  if ((plan.limits.flags[b] & LIMIT_ROTATION) === 0) return true;
   // Δ = rest⁻¹ · parent⁻¹ · root, unchanged by the projection exactly when it keeps the limits.
   quatConjugateMultiply(temp, DELTA, temp, PARENT, temp, ROOT);
   quatConjugateMultiply(temp, DELTA, limits.restLocal, 4 * b, temp, DELTA);

@@ -2,6 +2,8 @@
 // limits and effector set, solves one to four frames and checks every invariant the solver promises; about
 // one case in four also feeds one bad input to one entry point and checks it is refused and changes nothing.
 import {
+  DEFAULT_MAX_ITERATIONS,
+  DEFAULT_TOLERANCE,
   FabrikError,
   compilePlan,
   createJointLimits,
@@ -761,8 +763,8 @@ export function checkSolve(
   const { rig, limits, plan } = context;
   const n = rig.jointCount;
   const report = plan.report;
-  const tolerance = settings.tolerance ?? 1e-3;
-  const maxIterations = settings.maxIterations ?? 20;
+  const tolerance = settings.tolerance ?? DEFAULT_TOLERANCE;
+  const maxIterations = settings.maxIterations ?? DEFAULT_MAX_ITERATIONS;
   const fail = (message: string) => failures.add(`${label}: ${message}`);
 
   for (let i = 0; i < 3 * n; i++)
