@@ -52,13 +52,15 @@ const BEND = 28; // the hinge joint's local rotation
 const ANGLE = 32; // the hinge angle now
 const AXIS = 33; // the hinge axis
 const LIMIT = 36; // projectRotation scratch (16)
+const FRAME = 52; // the frame the middle joint bends from
 const SAMPLES = 48;
 
 /**
  * Places effector e's own chain exactly on its target when it is such a limb (the last two bones of its
- * path, the middle joint a hinge, the root turning this limb alone, free or limited by swing and twist,
- * nothing fixed or stretching, no pole) and a swivel within the root's limits reaches it from where the
- * root is now. Returns false, leaving the pose untouched, otherwise.
+ * path, the root turning this limb alone, free or limited by swing and twist, the middle joint a hinge or
+ * a joint that bends in the plane it bends in now within its limits, nothing fixed or stretching, no pole)
+ * and a swivel within the root's limits reaches it from where the root is now. Returns false, leaving the
+ * pose untouched, otherwise.
  */
 export function placeTwoBoneLimb(
   plan: SolvePlan,
@@ -75,7 +77,8 @@ export function placeTwoBoneLimb(
   const m = effectorPath[first],
     t = effectorPath[first + 1];
   const b = plan.rig.parents[m];
-  if ((flags[m] & (LIMIT_HINGE | LIMIT_FIXED)) !== LIMIT_HINGE) return false;
+  if (flags[m] & LIMIT_FIXED) return false;
+  const hinged = (flags[m] & LIMIT_HINGE) !== 0;
   if (flags[b] & (LIMIT_HINGE | LIMIT_FIXED) || (flags[m] | flags[t]) & LIMIT_STRETCH) return false;
   // The root must turn this limb and nothing else.
   const rb = plan.scratch.rotatingIndex[b];
@@ -98,20 +101,35 @@ export function placeTwoBoneLimb(
   uy /= d;
   uz /= d;
 
-  // The hinge angle φ that puts the tip at distance d: in the hinge's rest frame, with o the upper bone's
-  // direction seen from there, h the axis and w the lower bone, |v|² = lm² + lt² + 2 lm lt o·R(h, φ) w and
-  // o·R(h, φ) w = A + B cos φ + C sin φ.
-  quatRotateInverse(temp, VEC, limits.restLocal, m4, localOffset, m3);
-  const ox = temp[VEC],
-    oy = temp[VEC + 1],
-    oz = temp[VEC + 2];
-  const ha = limits.hingeAxis;
-  const hx = ha[m3],
-    hy = ha[m3 + 1],
-    hz = ha[m3 + 2];
+  // The bend: a hinge turns about its axis from its rest frame; any other middle joint bends in the plane it
+  // bends in now, about the axis across both its bones, from its local rotation now.
   const wx = localOffset[t3],
     wy = localOffset[t3 + 1],
     wz = localOffset[t3 + 2];
+  let hx: number, hy: number, hz: number;
+  if (hinged) {
+    for (let i = 0; i < 4; i++) temp[FRAME + i] = limits.restLocal[m4 + i];
+    hx = limits.hingeAxis[m3];
+    hy = limits.hingeAxis[m3 + 1];
+    hz = limits.hingeAxis[m3 + 2];
+  } else {
+    quatConjugateMultiply(temp, FRAME, orientations, 4 * b, orientations, m4);
+    quatRotateInverse(temp, VEC, temp, FRAME, localOffset, m3);
+    hx = temp[VEC + 1] * wz - temp[VEC + 2] * wy;
+    hy = temp[VEC + 2] * wx - temp[VEC] * wz;
+    hz = temp[VEC] * wy - temp[VEC + 1] * wx;
+    const hl = Math.sqrt(hx * hx + hy * hy + hz * hz);
+    if (!(hl > 1e-6)) return false; // straight: no plane to bend in
+    hx /= hl;
+    hy /= hl;
+    hz /= hl;
+  }
+  // The angle φ that puts the tip at distance d: in the bend's frame, with o the upper bone's direction seen
+  // from there, |v|² = lm² + lt² + 2 lm lt o·R(h, φ) w, and o·R(h, φ) w = A + B cos φ + C sin φ.
+  quatRotateInverse(temp, VEC, temp, FRAME, localOffset, m3);
+  const ox = temp[VEC],
+    oy = temp[VEC + 1],
+    oz = temp[VEC + 2];
   const A = (ox * hx + oy * hy + oz * hz) * (hx * wx + hy * wy + hz * wz);
   const B = ox * wx + oy * wy + oz * wz - A;
   const C = ox * (hy * wz - hz * wy) + oy * (hz * wx - hx * wz) + oz * (hx * wy - hy * wx);
@@ -121,12 +139,16 @@ export function placeTwoBoneLimb(
   if (!(cos >= -1 - 1e-12 && cos <= 1 + 1e-12)) return false; // too near or too far for any bend
   const psi = Math.atan2(C, B);
   const spread = Math.acos(cos > 1 ? 1 : cos < -1 ? -1 : cos);
-  const min = limits.hinge[2 * m],
-    max = limits.hinge[2 * m + 1];
-  // Of the two bends, one within the hinge's range, the nearer to the bend the limb has now.
-  quatConjugateMultiply(temp, DELTA, orientations, 4 * b, orientations, m4);
-  quatConjugateMultiply(temp, DELTA, limits.restLocal, m4, temp, DELTA);
-  measureHingeAngle(limits, m, temp, DELTA, temp, ANGLE);
+  // Of the two bends, the nearer to the bend the limb has now (φ = 0 for a joint that is not a hinge),
+  // within the hinge's range.
+  const min = hinged ? limits.hinge[2 * m] : -Math.PI,
+    max = hinged ? limits.hinge[2 * m + 1] : Math.PI;
+  temp[ANGLE] = 0;
+  if (hinged) {
+    quatConjugateMultiply(temp, DELTA, orientations, 4 * b, orientations, m4);
+    quatConjugateMultiply(temp, DELTA, limits.restLocal, m4, temp, DELTA);
+    measureHingeAngle(limits, m, temp, DELTA, temp, ANGLE);
+  }
   let phi = NaN;
   for (let side = -1; side <= 1; side += 2) {
     let a = psi + side * spread;
@@ -142,7 +164,12 @@ export function placeTwoBoneLimb(
   temp[AXIS + 1] = hy * s;
   temp[AXIS + 2] = hz * s;
   temp[AXIS + 3] = Math.cos(0.5 * phi);
-  quatMultiply(temp, BEND, limits.restLocal, m4, temp, AXIS);
+  quatMultiply(temp, BEND, temp, FRAME, temp, AXIS);
+  if (!hinged && flags[m] & LIMIT_ROTATION) {
+    // A middle joint limited by swing and twist: the bend must keep them.
+    quatConjugateMultiply(temp, DELTA, limits.restLocal, m4, temp, BEND);
+    if (projectRotation(limits, m, temp, DELTA, temp, LIMIT)) return false;
+  }
   quatRotate(temp, VEC, temp, BEND, localOffset, t3);
   temp[VEC] = lm * localOffset[m3] + lt * temp[VEC];
   temp[VEC + 1] = lm * localOffset[m3 + 1] + lt * temp[VEC + 1];
@@ -169,6 +196,8 @@ export function placeTwoBoneLimb(
   // The swivel: none if the root's limits allow it, else the allowed one nearest to none (searched on a
   // ring of samples, then narrowed toward none by bisection).
   if (!swivelAllowed(plan, b, 0)) {
+    // A joint that is not a hinge already bends as it was found; searching swivels for it made limbs jump.
+    if (!hinged) return false;
     let found = 0;
     for (let k = 1; k <= SAMPLES / 2 && found === 0; k++) {
       if (swivelAllowed(plan, b, k)) found = k;

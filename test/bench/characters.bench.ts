@@ -421,7 +421,7 @@ async function main(): Promise<{ lines: string[]; runs: Run[] }> {
   const lines = [
     `machine: ${machineName()} (load average ${loadavg()[0].toFixed(1)} during the run); Babylon.js 9.28.0, NullEngine; RobotExpressive.glb loaded once and instantiated ` +
       `100 times (${loadSeconds.toFixed(1)} s); each character plays its own clip; 4 effectors per character; ` +
-      `${FRAMES} frames after ${WARM_UP} of warm-up; tolerance 1e-3 × character size, 20 iterations at most`,
+      `${FRAMES} frames after ${WARM_UP} of warm-up; the behavior's defaults (tolerance 1e-3 × height, ${new FabrikBehavior().maxIterations} iterations at most)`,
     `memory latency (pointer chase over 32 MB) ${latencyBefore.toFixed(0)} ns before the runs, ` +
       `${latencyAfter.toFixed(0)} ns after: at 100 characters the frame is bound by it, so compare runs with it`,
     "",
