@@ -76,6 +76,10 @@ const library: UserConfig = {
         test: {
           name: "unit",
           include: ["test/**/*.test.ts"],
+          // Files run in parallel on machines of any speed: a timeout is a hang detector, not a speed goal
+          // (speed goals live in the benchmarks).
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
           exclude: ["test/e2e/**", "node_modules/**"],
           benchmark: { include: ["test/bench/**/*.bench.ts"] },
         },
