@@ -76,6 +76,7 @@ const library: UserConfig = {
         test: {
           name: "unit",
           include: ["test/**/*.test.ts"],
+          globalSetup: ["test/sharedSummary.ts"],
           // Files run in parallel on machines of any speed: a timeout is a hang detector, not a speed goal
           // (speed goals live in the benchmarks).
           testTimeout: 60_000,
