@@ -54,7 +54,10 @@ const library: UserConfig = {
   build: {
     outDir: here("./dist"),
     emptyOutDir: true,
-    sourcemap: true,
+    // Readable output and no maps (they would point at plugin/*.ts, which the package does not ship):
+    // applications' bundlers minify.
+    minify: false,
+    sourcemap: false,
     lib: {
       entry: here("./plugin/index.ts"),
       formats: ["es"],
