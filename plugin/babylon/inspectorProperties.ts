@@ -393,6 +393,9 @@ class InspectorRows {
           set(value);
         } catch (error) {
           Logger.Warn(`FabrikIK Inspector: ${(error as Error).message}`);
+          // The row goes back to the value it holds (text typed into a number field would stay otherwise),
+          // once the Inspector has finished with the edit.
+          setTimeout(() => this._refresh([suffix]), 0);
         }
         this._refresh(["Summary", "LastSolve", "Debug", ...JOINT_KEYS], key);
       },
