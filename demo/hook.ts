@@ -42,10 +42,10 @@ export interface DemoHook {
   metrics(): Record<string, number>;
   play(clip: string | null): void;
   /**
-   * The body's world positions as solved in the next frame (the root joints, the hips, and the root's
-   * children that carry bones: not the control bones hanging from it), and the character's height.
+   * The body's world positions as solved in the next frame (the root joints, and with `body` the hips and
+   * the root's children that carry bones: not the control bones hanging from it), and the character's height.
    */
-  anchors(): Promise<{ height: number; points: Triple[] }>;
+  anchors(body?: boolean): Promise<{ height: number; points: Triple[] }>;
 }
 
 export function installHook(
@@ -139,7 +139,7 @@ export function installHook(
     play(clip) {
       character()?.play(clip);
     },
-    anchors() {
+    anchors(withBody = true) {
       const c = character();
       if (c === null) return Promise.resolve({ height: 0, points: [] });
       const read = () => {
@@ -148,7 +148,11 @@ export function installHook(
         const carries = (j: number) => parents.includes(j);
         const body = parents
           .map((p, j) => j)
-          .filter((j) => parents[j] < 0 || j === c.ik.roles.hips || (parents[parents[j]] < 0 && carries(j)));
+          .filter(
+            (j) =>
+              parents[j] < 0 ||
+              (withBody && (j === c.ik.roles.hips || (parents[parents[j]] < 0 && carries(j)))),
+          );
         const all = rig.nodes.map((_, j) => c.jointWorldPosition(j)!);
         const ys = all.map((p) => p.y);
         return { height: Math.max(...ys) - Math.min(...ys), points: body.map((j) => triple(all[j])) };

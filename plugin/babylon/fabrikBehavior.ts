@@ -154,7 +154,10 @@ export interface FabrikTargetInfo {
   readonly label: string;
   readonly source: TargetSource;
   readonly weight: number;
-  /** As given or defaulted by role; undefined: up to the root. `plan.chainLengths` has the resolved value. */
+  /**
+   * As given or defaulted by role; undefined: up to the root; 1 for a foot at its shin's end (the shin's
+   * chain, see {@link FabrikBehavior.shinOf}). `plan.chainLengths` has the resolved value.
+   */
   readonly chainLength: number | undefined;
   readonly matchOrientation: boolean;
   readonly rotation: QuaternionLike | null;
