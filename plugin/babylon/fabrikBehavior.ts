@@ -1158,7 +1158,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     );
     for (let e = 0; e < entries.length; e++) {
       const shinEnd = entries[e].shinEnd;
-      if (shinEnd !== null && blend[e] > 0) shinEnd.place(blend[e] * this._weight);
+      if (shinEnd !== null && blend[e] > 0) shinEnd.place(blend, e, writer.numbers, GLOBAL_WEIGHT_SLOT);
     }
     c.event.report = report;
     this.onSolvedObservable.notifyObservers(c.event);

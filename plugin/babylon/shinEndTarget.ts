@@ -96,9 +96,10 @@ export class ShinEndTarget {
 
   /**
    * After the behavior's write: moves the foot bone to where the shin ends in the written pose, and turns
-   * it by `weight` (0..1) toward the orientation {@link aim} kept, if any.
+   * it toward the orientation {@link aim} kept, if any, by the weight `blend[b] × global[g]` (weights come
+   * in arrays: V8 boxes a double passed to a call it does not inline).
    */
-  place(weight: number): void {
+  place(blend: Float64Array, b: number, global: Float64Array, g: number): void {
     const reader = this._reader;
     reader.read();
     if (!reader.worldToModelValid) return;
@@ -112,8 +113,8 @@ export class ShinEndTarget {
     this._layer.writePosition(this.foot, n, VECTOR);
     if (n[HAS_ROTATION] !== 1) return;
     for (let i = 0; i < 4; i++) n[ROTATION + i] = n[GOAL_ROTATION + i];
-    n[WEIGHT] = weight;
-    if (weight < 1) slerpFrom(n, n, ANIMATED, n, WEIGHT);
+    n[WEIGHT] = blend[b] * global[g];
+    if (n[WEIGHT] < 1) slerpFrom(n, n, ANIMATED, n, WEIGHT);
     if (parent >= 0) quatConjugateMultiply(n, LOCAL, o, 4 * parent, n, ROTATION);
     else for (let i = 0; i < 4; i++) n[LOCAL + i] = n[ROTATION + i];
     this._layer.writeRotation(this.foot, n, LOCAL);
