@@ -1127,7 +1127,8 @@ export class FabrikBehavior implements Behavior<TransformNode> {
       }
       const shinEnd = entry.shinEnd;
       if (shinEnd !== null && weight > 0) {
-        shinEnd.aim(pose, plan.limits, targets, e3, c.orientations, 4 * e, c.orientationValid[e] === 1);
+        const turnFoot = entry.matchOrientation && c.orientationValid[e] === 1;
+        shinEnd.aim(pose, plan.limits, targets, e3, c.orientations, 4 * e, turnFoot);
         c.orientationValid[e] = 1;
       }
     }

@@ -108,9 +108,16 @@ for (const c of CASES) {
             expect(ik.hasTarget(foot)).toBe(true);
             expect(Array.from(ik.plan!.effectorJoints)).toEqual([rig.names.indexOf(shin)]);
             let solved: Vector3[] = [];
-            const observer = ik.onSolvedObservable.add(() => (solved = babylonWorldPositions(scene, nodes)));
-            scene.render();
+            // Without matchOrientation the foot keeps its animated rotation, bit for bit, frame after frame.
+            let turned = 0;
+            const observer = ik.onSolvedObservable.add(() => {
+              solved = babylonWorldPositions(scene, nodes);
+              const q = nodes[j]!.rotationQuaternion!.asArray();
+              for (let k = 0; k < 4; k++) turned = Math.max(turned, Math.abs(q[k] - locals[10 * j + k]));
+            });
+            for (let frame = 0; frame < 3; frame++) scene.render();
             observer.remove();
+            expect(turned, `${foot}'s rotation changed by`).toBe(0);
             const miss = Vector3.Distance(solved[j], goal) / height;
             const moved = Math.max(
               Vector3.Distance(solved[root], animated[root]),
