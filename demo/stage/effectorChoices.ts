@@ -19,7 +19,8 @@ const LIMB_ENDS: readonly HumanoidRole[] = ["head", "leftHand", "rightHand", "le
  * placed through its leg); then every end joint the behavior discovered, its chain stopping below the
  * nearest joint that carries another branch (turning that would swing the body: fingers bend alone, a tail
  * up to the hips); on a humanoid at most 3 bones. A control bone hanging from the body itself (a pole
- * target) has no such chain and is left out, unless it is a foot at its shin's end.
+ * target) has no such chain and is left out, unless it is a foot at its shin's end (whose shin is then
+ * not offered: the foot's target bends it).
  */
 export function effectorChoices(ik: FabrikBehavior): EffectorChoice[] {
   const rig = ik.rig;
@@ -49,8 +50,14 @@ export function effectorChoices(ik: FabrikBehavior): EffectorChoice[] {
     taken.add(j);
     choices.push({ key: role, joint: role, group: "role", depth: depthOf(j), options: {} });
   }
+  // The shins that feet at their ends bend: pulled for those feet, not offered themselves.
+  const shins = new Set<number>();
+  for (const j of [...choices.map((c) => ik.jointIndex(c.joint)), ...ik.effectors.map((e) => e.joint)]) {
+    const shin = ik.shinOf(j);
+    if (shin >= 0) shins.add(shin);
+  }
   for (const effector of ik.effectors) {
-    if (taken.has(effector.joint) || effector.depth < 1) continue;
+    if (taken.has(effector.joint) || shins.has(effector.joint) || effector.depth < 1) continue;
     let options: FabrikTargetOptions;
     if (ik.shinOf(effector.joint) >= 0) options = {};
     else {
