@@ -54,7 +54,10 @@ const library: UserConfig = {
   build: {
     outDir: here("./dist"),
     emptyOutDir: true,
-    sourcemap: true,
+    // Readable output and no maps (they would point at plugin/*.ts, which the package does not ship):
+    // applications' bundlers minify.
+    minify: false,
+    sourcemap: false,
     lib: {
       entry: here("./plugin/index.ts"),
       formats: ["es"],
@@ -76,6 +79,11 @@ const library: UserConfig = {
         test: {
           name: "unit",
           include: ["test/**/*.test.ts"],
+          globalSetup: ["test/sharedSummary.ts"],
+          // Files run in parallel on machines of any speed: a timeout is a hang detector, not a speed goal
+          // (speed goals live in the benchmarks).
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
           exclude: ["test/e2e/**", "node_modules/**"],
           benchmark: { include: ["test/bench/**/*.bench.ts"] },
         },

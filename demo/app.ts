@@ -107,6 +107,7 @@ export class DemoApp {
 function readable(error: unknown, file?: DroppedFile): string {
   const message = error instanceof Error ? error.message : String(error);
   if (file === undefined) return message;
-  if (message.includes("has no skeleton")) return message;
+  // The file checks and the dropped scene name the file themselves.
+  if (message.includes(`"${file.name}"`) || message.includes("has no skeleton")) return message;
   return `Could not use "${file.name}": ${message}`;
 }

@@ -17,6 +17,8 @@ export interface DemoHook {
   readonly sceneId: string;
   /** The last load or scene error shown to the user, null after a success. */
   readonly error: string | null;
+  /** How many scene or file loads have finished, shown or refused. */
+  readonly loads: number;
   setScene(id: string): Promise<boolean>;
   /** Loads a file as if dropped; resolves once it is shown or rejected. */
   loadFile(bytes: Uint8Array | ArrayBuffer, name: string): Promise<{ ok: boolean; error: string | null }>;
@@ -39,6 +41,11 @@ export interface DemoHook {
   /** Scene-specific numbers plus the main character's last solve. */
   metrics(): Record<string, number>;
   play(clip: string | null): void;
+  /**
+   * The body's world positions as solved in the next frame (the root joints, and with `body` the hips and
+   * the root's children that carry bones: not the control bones hanging from it), and the character's height.
+   */
+  anchors(body?: boolean): Promise<{ height: number; points: Triple[] }>;
 }
 
 export function installHook(
@@ -54,6 +61,10 @@ export function installHook(
   const jointOf = (key: string): FabrikJoint =>
     handles()?.get(key)?.joint ?? choices().find((c) => c.key === key)?.joint ?? key;
   const triple = (v: { x: number; y: number; z: number }): Triple => [v.x, v.y, v.z];
+  let loads = 0;
+  app.onLoading.add((message) => {
+    if (message === null) loads++;
+  });
 
   const hook: DemoHook = {
     ready,
@@ -68,6 +79,9 @@ export function installHook(
     },
     get error() {
       return app.lastError;
+    },
+    get loads() {
+      return loads;
     },
     async setScene(id) {
       await setScene(id);
@@ -124,6 +138,27 @@ export function installHook(
     },
     play(clip) {
       character()?.play(clip);
+    },
+    anchors(withBody = true) {
+      const c = character();
+      if (c === null) return Promise.resolve({ height: 0, points: [] });
+      const read = () => {
+        const rig = c.ik.rig!;
+        const parents = Array.from(rig.parents);
+        const carries = (j: number) => parents.includes(j);
+        const body = parents
+          .map((p, j) => j)
+          .filter(
+            (j) =>
+              parents[j] < 0 ||
+              (withBody && (j === c.ik.roles.hips || (parents[parents[j]] < 0 && carries(j)))),
+          );
+        const all = rig.nodes.map((_, j) => c.jointWorldPosition(j)!);
+        const ys = all.map((p) => p.y);
+        return { height: Math.max(...ys) - Math.min(...ys), points: body.map((j) => triple(all[j])) };
+      };
+      if (c.ik.plan === null || !c.ik.enabled) return Promise.resolve(read());
+      return new Promise((resolve) => c.ik.onSolvedObservable.addOnce(() => resolve(read())));
     },
   };
   (window as unknown as { __fabrikDemo: DemoHook }).__fabrikDemo = hook;

@@ -1,4 +1,3 @@
-import { FabrikError } from "../plugin/index.js";
 import { DemoApp } from "./app.js";
 import { installHook } from "./hook.js";
 import { SCENES } from "./scenes/index.js";
@@ -6,7 +5,7 @@ import { droppedScene } from "./scenes/dropped.js";
 import type { DroppedFile } from "./scenes/types.js";
 import { effectorChoices, type EffectorChoice } from "./stage/effectorChoices.js";
 import { frameBesidePanel } from "./stage/panelOffset.js";
-import { installDropZone } from "./ui/dropZone.js";
+import { installDropZone, modelFile } from "./ui/dropZone.js";
 import { followScene, toggleInspector } from "./ui/inspector.js";
 import { Overlay } from "./ui/overlay.js";
 import { Panel } from "./ui/panel.js";
@@ -38,17 +37,12 @@ function toggleEffector(choice: EffectorChoice): void {
     const at = character.jointWorldPosition(choice.joint);
     if (at === null) return;
     try {
+      // No fallback chain: a foot under the root is placed through its leg by setTarget itself, and a
+      // shorter chain than setTarget picks could only turn the body's root.
       demo.handles.add(choice.key, character.ik, choice.joint, at, choice.options);
     } catch (error) {
-      // A role with no limb chain of its own (feet under the root, as Blender-IK rigs have) still gets
-      // a target, on a short chain.
-      if (!(error instanceof FabrikError && error.option === "chainLength")) {
-        overlay.error(error instanceof Error ? error.message : String(error));
-        return;
-      }
-      demo.handles.add(choice.key, character.ik, choice.joint, at, {
-        chainLength: Math.min(choice.depth, 3),
-      });
+      overlay.error(error instanceof Error ? error.message : String(error));
+      return;
     }
     demo.handles.select(choice.key);
   }
@@ -77,6 +71,7 @@ const panel = new Panel(
       const scene = app.current?.stage.scene;
       if (scene !== undefined) void toggleInspector(scene, inspecting);
     },
+    openFiles: (files) => void openFile(modelFile(files)),
   },
 );
 
@@ -94,7 +89,15 @@ setInterval(() => {
   if (demo === null) return;
   const parts: string[] = [`${app.engine.getFps().toFixed(0)} fps`];
   const c = demo.character;
-  if (c !== null && c.ik.plan !== null) {
+  // The Inspector edits the behavior itself: show what it holds.
+  if (c !== null && (c.ik.weight !== app.settings.weight || c.ik.enabled !== app.settings.ik)) {
+    app.settings.weight = c.ik.weight;
+    app.settings.ik = c.ik.enabled;
+    app.applySettings();
+  }
+  panel.sync(app.settings);
+  if (c !== null && !(c.ik.enabled && c.ik.weight > 0)) parts.push("IK off");
+  else if (c !== null && c.ik.plan !== null) {
     parts.push(
       `${c.ik.plan.effectorCount} targets`,
       `${c.stats.iterations} iterations`,

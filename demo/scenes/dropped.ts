@@ -1,6 +1,8 @@
 import { Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import { FilesInputStore } from "@babylonjs/core/Misc/filesInputStore.js";
-import { addCharacter, loadContainer } from "../stage/character.js";
+import type { AssetContainer } from "@babylonjs/core/assetContainer.js";
+import { addCharacter, idleClip, loadContainer, type Character } from "../stage/character.js";
+import { checkModelFile, explainLoadError } from "../stage/fileCheck.js";
 import { createFloor } from "../stage/floor.js";
 import { createStage } from "../stage/stage.js";
 import { TargetHandles } from "../targets/targetHandles.js";
@@ -21,6 +23,7 @@ export const droppedScene: SceneDefinition = {
     if (!MODEL_EXTENSIONS.some((e) => lower.endsWith(e))) {
       throw new Error(`"${file.name}" is not a .glb, .gltf or .vrm file, so it cannot be a glTF character.`);
     }
+    await checkModelFile(file);
     // A .gltf dropped with its .bin and textures: the loader finds them by name under the "file:" root.
     let rootUrl: string | undefined;
     if (file.companions !== undefined && file.companions.length > 0) {
@@ -30,10 +33,23 @@ export const droppedScene: SceneDefinition = {
     }
     const stage = createStage(engine, canvas);
     try {
-      const container = await loadContainer(stage.scene, file.data, file.name, rootUrl);
+      let container: AssetContainer;
+      try {
+        container = await loadContainer(stage.scene, file.data, file.name, rootUrl);
+      } catch (error) {
+        throw new Error(explainLoadError(file, error), { cause: error });
+      }
       const name = file.name.replace(/\.[^.]+$/, "");
-      const character = addCharacter(stage, container, { name });
-      const { min, max } = character.holder.getHierarchyBoundingVectors(true);
+      // Standing still, so targets placed on it stay where they were put; the panel offers the other clips.
+      const play = idleClip(container.animationGroups.map((g) => g.name));
+      const character = addCharacter(stage, container, { name, play });
+      const skin = character.holder.getHierarchyBoundingVectors(true);
+      const bones = skeletonBounds(character);
+      const skinSize = Vector3.Distance(skin.min, skin.max);
+      const boneSize = Vector3.Distance(bones.min, bones.max);
+      // Some files load with their skin scaled far beyond their skeleton: frame the skeleton, IK's subject.
+      const mismatch = boneSize > 0 && skinSize > SKIN_TO_SKELETON * boneSize;
+      const { min, max } = mismatch ? bones : skin;
       const size = Math.max(Vector3.Distance(min, max), 1e-3);
       const center = Vector3.Center(min, max);
       const tile = 10 ** Math.round(Math.log10(size / 2));
@@ -47,13 +63,17 @@ export const droppedScene: SceneDefinition = {
       camera.upperRadiusLimit = size * 20;
       camera.panningSensibility = 1000 / size;
       stage.scene.fogDensity = 0.09 / size;
-      const handles = new TargetHandles(stage.scene, size * 0.04);
+      const handles = new TargetHandles(stage.scene, size * 0.06);
       return {
         stage,
         character,
         characters: [character],
         handles,
-        hint: "Click an effector below to give it a target, then drag the sphere.",
+        hint: mismatch
+          ? `Its skin loaded ${(skinSize / boneSize).toFixed(0)}× larger than its skeleton (a loader problem ` +
+            "with some files): IK moves the skeleton, the skin may not follow. The view shows the skeleton."
+          : "Click an effector below to give it a target, then drag the sphere.",
+        metrics: () => ({ skinToSkeleton: boneSize > 0 ? skinSize / boneSize : 0 }),
         dispose() {
           handles.dispose();
           stage.scene.dispose();
@@ -65,3 +85,19 @@ export const droppedScene: SceneDefinition = {
     }
   },
 };
+
+/** A skin more than this many times its skeleton's size (bounding diagonals) was not loaded as made. */
+const SKIN_TO_SKELETON = 6;
+
+/** The world bounds of a character's joints, as they stand now. */
+function skeletonBounds(character: Character): { min: Vector3; max: Vector3 } {
+  const min = new Vector3(Infinity, Infinity, Infinity);
+  const max = new Vector3(-Infinity, -Infinity, -Infinity);
+  for (const node of character.ik.rig?.nodes ?? []) {
+    if (node === null) continue;
+    const p = node.computeWorldMatrix(true).getTranslation();
+    min.minimizeInPlace(p);
+    max.maximizeInPlace(p);
+  }
+  return Number.isFinite(min.x) ? { min, max } : { min: Vector3.Zero(), max: Vector3.Zero() };
+}

@@ -29,7 +29,7 @@ export interface Character {
   readonly ik: FabrikBehavior;
   /** What the last solve did, and how long the behavior's frame took (read, solve, write back). */
   readonly stats: { iterations: number; converged: boolean; maxResidual: number; micros: number };
-  /** Plays one clip looped (stopping the others); `null` stops them all. */
+  /** Plays one clip looped (stopping the others); `null` stops them all and puts the loaded pose back. */
   play(name: string | null): void;
   /** The clip playing, if any. */
   readonly playing: string | null;
@@ -121,6 +121,26 @@ export function addCharacter(stage: Stage, container: AssetContainer, options: C
     stats.maxResidual = report.maxResidual;
   });
 
+  // The pose the file was loaded in, for "no clip": a stopped clip would leave its last frame.
+  const joints = ik.rig!.nodes.filter((node): node is TransformNode => node !== null);
+  const loadedPose = joints.map((node) => ({
+    position: node.position.clone(),
+    rotation: node.rotationQuaternion?.clone() ?? null,
+    euler: node.rotation.clone(),
+    scaling: node.scaling.clone(),
+  }));
+  const toLoadedPose = () =>
+    joints.forEach((node, i) => {
+      const pose = loadedPose[i];
+      node.position.copyFrom(pose.position);
+      node.scaling.copyFrom(pose.scaling);
+      if (pose.rotation !== null) (node.rotationQuaternion ??= pose.rotation.clone()).copyFrom(pose.rotation);
+      else {
+        node.rotationQuaternion = null;
+        node.rotation.copyFrom(pose.euler);
+      }
+    });
+
   let playing: string | null = null;
   const character: Character = {
     name: options.name,
@@ -138,6 +158,7 @@ export function addCharacter(stage: Stage, container: AssetContainer, options: C
       const group = animations.find((g) => g.name === name || g.name.endsWith(`:${name}`));
       // Clones' clips are named "<character>:<clip>"; the panel knows them by the clip name.
       playing = group === undefined ? null : group.name.replace(/^.*:/, "");
+      if (group === undefined) toLoadedPose();
       group?.start(true);
     },
     jointWorldPosition(joint, out = new Vector3()) {
@@ -157,6 +178,26 @@ export function addCharacter(stage: Stage, container: AssetContainer, options: C
   if (options.play !== undefined && options.play !== null) character.play(options.play);
   else if (options.play === undefined && animations.length > 0) character.play(animations[0].name);
   return character;
+}
+
+/**
+ * The clip a character stands still in, by name: "Idle" or "idle" itself, else a name whose last word is
+ * idle ("Armature|TRex_Idle"), else one with the word in it ("Idle_2", "idle breathing"); null when none.
+ */
+export function idleClip(names: readonly string[]): string | null {
+  const words = (name: string) =>
+    name
+      .toLowerCase()
+      .split(/[^a-z]+/)
+      .filter((w) => w !== "");
+  const rank = (name: string) => {
+    const w = words(name);
+    if (name.toLowerCase() === "idle") return 0;
+    if (w[w.length - 1] === "idle") return 1;
+    return w.includes("idle") ? 2 : 3;
+  };
+  const best = [...names].sort((a, b) => rank(a) - rank(b))[0];
+  return best !== undefined && rank(best) < 3 ? best : null;
 }
 
 /**

@@ -2,10 +2,12 @@ import { PointerDragBehavior } from "@babylonjs/core/Behaviors/Meshes/pointerDra
 import { GizmoManager } from "@babylonjs/core/Gizmos/gizmoManager.js";
 import { StandardMaterial } from "@babylonjs/core/Materials/standardMaterial.js";
 import { Color3 } from "@babylonjs/core/Maths/math.color.js";
-import type { Vector3 } from "@babylonjs/core/Maths/math.vector.js";
+import { Matrix, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
+import { PointerEventTypes, type PointerInfoPre } from "@babylonjs/core/Events/pointerEvents.js";
 import { CreateSphere } from "@babylonjs/core/Meshes/Builders/sphereBuilder.js";
 import type { Mesh } from "@babylonjs/core/Meshes/mesh.js";
 import { UtilityLayerRenderer } from "@babylonjs/core/Rendering/utilityLayerRenderer.js";
+import type { Observer } from "@babylonjs/core/Misc/observable.js";
 import type { Scene } from "@babylonjs/core/scene.js";
 import type { FabrikBehavior, FabrikJoint, FabrikTargetOptions } from "../../plugin/index.js";
 import { projectToPage } from "../stage/project.js";
@@ -16,7 +18,11 @@ export interface TargetHandle {
   readonly mesh: Mesh;
   readonly ik: FabrikBehavior;
   readonly joint: FabrikJoint;
+  readonly drag: PointerDragBehavior;
 }
+
+/** A press this close to a sphere's edge (CSS pixels) grabs it rather than turning the camera. */
+const GRAB_MARGIN = 24;
 
 function colorFor(key: string): Color3 {
   const k = key.toLowerCase();
@@ -36,6 +42,7 @@ export class TargetHandles {
   private readonly _handles = new Map<string, TargetHandle>();
   private readonly _gizmos: GizmoManager;
   private readonly _layers: UtilityLayerRenderer[];
+  private readonly _grab: Observer<PointerInfoPre>;
 
   /** `size`: sphere diameter in world units (scale it with the character). */
   constructor(
@@ -55,6 +62,47 @@ export class TargetHandles {
     gizmos.gizmos.positionGizmo!.scaleRatio = 0.8;
     gizmos.gizmos.positionGizmo!.onDragStartObservable.add(() => (this.touched = true));
     this._gizmos = gizmos;
+    this._grab = _scene.onPrePointerObservable.add(
+      (info) => this._grabNearby(info),
+      PointerEventTypes.POINTERDOWN,
+    );
+  }
+
+  /**
+   * A press just beside a sphere drags that sphere, as a press on it does, instead of orbiting the camera:
+   * a moving target is easy to miss by a few pixels.
+   */
+  private _grabNearby(info: PointerInfoPre): void {
+    const event = info.event as PointerEvent;
+    if (event.button !== 0 || this._handles.size === 0) return;
+    let best: TargetHandle | null = null;
+    let bestGap = GRAB_MARGIN;
+    for (const handle of this._handles.values()) {
+      const center = handle.mesh.getAbsolutePosition();
+      const at = projectToPage(this._scene, center);
+      const camera = this._scene.activeCamera;
+      if (at === null || camera === null) continue;
+      // The sphere's radius on the page: project a point one radius away, square to the view.
+      const side = Vector3.Cross(camera.getForwardRay().direction, camera.upVector).normalize();
+      const edge = projectToPage(this._scene, center.add(side.scale(this._size / 2)));
+      const radius = edge === null ? 0 : Math.hypot(edge.x - at.x, edge.y - at.y);
+      const gap = Math.hypot(event.clientX - at.x, event.clientY - at.y) - radius;
+      // On the sphere itself the drag behavior takes the press.
+      if (gap <= 0) return;
+      if (gap < bestGap) {
+        bestGap = gap;
+        best = handle;
+      }
+    }
+    if (best === null) return;
+    info.skipOnPointerObservable = true;
+    const ray = this._scene.createPickingRay(
+      this._scene.pointerX,
+      this._scene.pointerY,
+      Matrix.Identity(),
+      this._scene.activeCamera,
+    );
+    best.drag.startDrag(event.pointerId, ray, best.mesh.getAbsolutePosition());
   }
 
   get keys(): string[] {
@@ -96,7 +144,7 @@ export class TargetHandles {
       throw error;
     }
     this._gizmos.attachableMeshes!.push(mesh);
-    const handle = { key, mesh, ik, joint };
+    const handle = { key, mesh, ik, joint, drag };
     this._handles.set(key, handle);
     return handle;
   }
@@ -133,6 +181,7 @@ export class TargetHandles {
   }
 
   dispose(): void {
+    this._grab.remove();
     for (const key of this.keys) this.remove(key);
     this._gizmos.dispose();
     for (const layer of this._layers) layer.dispose();

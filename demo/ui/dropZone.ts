@@ -30,9 +30,13 @@ export function installDropZone(onDrop: (file: DroppedFile) => void): void {
     depth = 0;
     show(false);
     const files = Array.from(event.dataTransfer?.files ?? []);
-    if (files.length === 0) return;
-    const isModel = (f: File) => MODEL_EXTENSIONS.some((e) => f.name.toLowerCase().endsWith(e));
-    const main = files.find(isModel) ?? files[0];
-    onDrop({ name: main.name, data: main, companions: files.filter((f) => f !== main) });
+    if (files.length > 0) onDrop(modelFile(files));
   });
+}
+
+/** Of files dropped or picked together, the model, the others (a .gltf's .bin and textures) travelling with it. */
+export function modelFile(files: readonly File[]): DroppedFile {
+  const isModel = (f: File) => MODEL_EXTENSIONS.some((e) => f.name.toLowerCase().endsWith(e));
+  const main = files.find(isModel) ?? files[0];
+  return { name: main.name, data: main, companions: files.filter((f) => f !== main) };
 }

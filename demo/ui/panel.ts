@@ -9,6 +9,8 @@ export interface PanelActions {
   play(clip: string | null): void;
   toggleEffector(choice: EffectorChoice): void;
   inspector(): void;
+  /** Files picked with the "Open a character" button (a .gltf with its .bin and textures, or one file). */
+  openFiles(files: File[]): void;
 }
 
 /** The control panel: scenes, switches, the character's clips and effectors, and a status line. */
@@ -19,6 +21,11 @@ export class Panel {
   private readonly _effectors = el("div", { class: "effectors", id: "effectors" });
   private readonly _status = el("p", { class: "status", id: "status" });
   private readonly _characterSection: HTMLElement;
+  private readonly _weight: HTMLInputElement;
+  private readonly _weightValue: HTMLOutputElement;
+  private readonly _toggles = new Map<keyof Settings, HTMLInputElement>();
+  /** Scenes whose button shows only while they are on screen ("Your model" needs a file to open). */
+  private readonly _onlyWhenShown = new Set<string>();
   private _choices: EffectorChoice[] = [];
 
   constructor(
@@ -34,6 +41,7 @@ export class Panel {
       ]);
       button.addEventListener("click", () => _actions.openScene(scene.id));
       this._sceneButtons.set(scene.id, button);
+      if (scene.hidden === true) this._onlyWhenShown.add(scene.id);
       sceneList.append(button);
     }
     this._clips.addEventListener("change", () => _actions.play(this._clips.value || null));
@@ -47,12 +55,29 @@ export class Panel {
       value: String(settings.weight),
     });
     const weightValue = el("output", { for: "weight" }, [settings.weight.toFixed(2)]);
+    this._weight = weight;
+    this._weightValue = weightValue;
     weight.addEventListener("input", () => {
       weightValue.textContent = Number(weight.value).toFixed(2);
       _actions.setSetting("weight", Number(weight.value));
     });
     const inspector = el("button", { type: "button", id: "inspector", class: "secondary" }, ["Inspector"]);
     inspector.addEventListener("click", () => _actions.inspector());
+    const picker = el("input", {
+      type: "file",
+      id: "open-file",
+      multiple: true,
+      accept: ".glb,.gltf,.vrm,.bin,.png,.jpg,.jpeg,.webp,.ktx2",
+      hidden: true,
+    });
+    picker.addEventListener("change", () => {
+      const files = Array.from(picker.files ?? []);
+      // Cleared, so picking the same file again loads it again.
+      picker.value = "";
+      if (files.length > 0) _actions.openFiles(files);
+    });
+    const open = el("button", { type: "button", id: "open", class: "secondary" }, ["Open a character…"]);
+    open.addEventListener("click", () => picker.click());
 
     this._characterSection = el("section", {}, [
       el("h2", {}, ["Character"]),
@@ -78,7 +103,9 @@ export class Panel {
       this._characterSection,
       this._status,
       el("p", { class: "drop-hint" }, [
-        "Drop your own ",
+        open,
+        picker,
+        " or drop your own ",
         el("b", {}, [".glb"]),
         ", ",
         el("b", {}, [".gltf"]),
@@ -92,6 +119,7 @@ export class Panel {
   private _toggle(key: "ik" | "limits" | "debug", label: string, on: boolean): HTMLElement {
     const input = el("input", { type: "checkbox", id: `toggle-${key}`, checked: on });
     input.addEventListener("change", () => this._actions.setSetting(key, input.checked));
+    this._toggles.set(key, input);
     return el("label", { class: "toggle" }, [input, label]);
   }
 
@@ -99,7 +127,7 @@ export class Panel {
   show(id: string, demo: DemoScene, choices: EffectorChoice[]): void {
     for (const [sceneId, button] of this._sceneButtons) {
       button.classList.toggle("active", sceneId === id);
-      if (sceneId === id) button.hidden = false;
+      if (this._onlyWhenShown.has(sceneId)) button.hidden = sceneId !== id;
     }
     this._hint.textContent = demo.hint;
     const character = demo.character;
@@ -147,5 +175,14 @@ export class Panel {
 
   status(text: string): void {
     this._status.textContent = text;
+  }
+
+  /** Shows settings changed elsewhere (the Inspector edits the behavior directly). */
+  sync(settings: Settings): void {
+    if (document.activeElement !== this._weight && Number(this._weight.value) !== settings.weight) {
+      this._weight.value = String(settings.weight);
+      this._weightValue.textContent = settings.weight.toFixed(2);
+    }
+    for (const [key, input] of this._toggles) input.checked = settings[key] as boolean;
   }
 }

@@ -27,9 +27,11 @@ import { fitLimitsToAnimations } from "./animationLimits.js";
 import { humanoidLimitPreset } from "./humanoidLimits.js";
 import { findHumanoidRoles, HUMANOID_ROLES, type HumanoidRole, type HumanoidRoles } from "./humanoidRoles.js";
 import { installInspectorProperties } from "./inspectorProperties.js";
+import { controlFootShin, footShin } from "./footShin.js";
 import { isAncestor, jointDepths } from "./jointTree.js";
 import { PoseReader } from "./poseReader.js";
 import { GLOBAL_WEIGHT_SLOT, RotationWriter } from "./rotationWriter.js";
+import { ShinEndTarget } from "./shinEndTarget.js";
 import { buildSkeletonRig, type SkeletonRig } from "./skeletonRig.js";
 import {
   describeValue,
@@ -111,8 +113,10 @@ export interface FabrikTargetOptions {
    * - head, neck: up to the upper chest (or chest, or spine), which turns with the neck and carries the
    *   arms along; give `chainLength: 1` to turn the neck alone;
    * - shoulder: up to the chest; upper arm: up to the shoulder; spine joints: up to the spine or hips.
-   * Any other joint: every bone up to the root. A role whose limb root exists but does not lie above it
-   * (Blender-IK rigs keep feet under the root) has no default, and setTarget says so.
+   * Any other joint: every bone up to the root. A foot role that sits where its shin ends instead of
+   * below its leg (Blender-IK rigs keep feet under the root) is placed through its leg, see
+   * {@link FabrikBehavior.setTarget}; any other role whose limb root does not lie above it has no default,
+   * and setTarget says so.
    */
   chainLength?: number;
   /**
@@ -156,7 +160,10 @@ export interface FabrikTargetInfo {
   readonly label: string;
   readonly source: TargetSource;
   readonly weight: number;
-  /** As given or defaulted by role; undefined: up to the root. `plan.chainLengths` has the resolved value. */
+  /**
+   * As given or defaulted by role; undefined: up to the root; 1 for a foot at its shin's end (the shin's
+   * chain, see {@link FabrikBehavior.shinOf}). `plan.chainLengths` has the resolved value.
+   */
   readonly chainLength: number | undefined;
   readonly matchOrientation: boolean;
   readonly rotation: QuaternionLike | null;
@@ -174,6 +181,8 @@ interface TargetEntry {
   readonly matchOrientation: boolean;
   readonly rotation: QuaternionLike | null;
   readonly pole: TargetBinding | null;
+  /** For a foot at its shin's end: what turns its goal into the shin's and moves the foot; else null. */
+  readonly shinEnd: ShinEndTarget | null;
 }
 
 /** Everything sized by the current set of effectors, allocated when it changes and never per frame. */
@@ -640,6 +649,12 @@ export class FabrikBehavior implements Behavior<TransformNode> {
    * A Vector3 target is read live each frame, and checked now. A function or node target is checked each
    * frame: when it yields a non-finite point, that effector is skipped for the frame (its chain shows the
    * animation) rather than written with NaN; a non-finite pole is ignored for the frame.
+   *
+   * A foot that does not hang below its leg but sits where its shin ends (rigs made for Blender's IK keep
+   * the feet under the root; see {@link shinOf}), given no chainLength, is placed as FootPlacement places such
+   * feet: the thigh and shin bend, the knee within its limits, so the shin ends on the target, and the foot
+   * bone is moved there (and turned, with matchOrientation) until the frame is drawn. The solver's effector
+   * is then the shin (`plan.effectorJoints`), which cannot have a target of its own meanwhile; no pole.
    */
   setTarget(joint: FabrikJoint, target: TargetSource, options: FabrikTargetOptions = {}): void {
     const who = `FabrikIK setTarget(${labelOf(joint)})`;
@@ -688,6 +703,32 @@ export class FabrikBehavior implements Behavior<TransformNode> {
         );
       }
     }
+    const current = this._compiled?.entries ?? [];
+    const index = current.findIndex((e) => e.joint === j);
+    const previous = index >= 0 ? current[index] : undefined;
+    let chain = chainLength;
+    let shinEnd: ShinEndTarget | null = null;
+    if (chain === undefined) {
+      // A joint without a limb chain of its own may be a foot at its shin's end.
+      let refusal: unknown = null;
+      try {
+        chain = this._defaultChainLength(j, who);
+      } catch (error) {
+        refusal = error;
+      }
+      if (chain === undefined) shinEnd = this._shinEndTarget(j, previous);
+      if (shinEnd === null && refusal !== null) throw refusal;
+    }
+    this._checkEffectorFree(j, shinEnd, who);
+    if (shinEnd !== null && options.pole !== undefined) {
+      throw new FabrikError(
+        `${who}: "${this._rig!.names[j]}" sits at the end of the shin "${this._rig!.names[shinEnd.shin]}", ` +
+          "whose knee bends as animated: a pole has no chain to bend there (give chainLength to target the " +
+          "foot bone itself)",
+        j,
+        "pole",
+      );
+    }
     const binding = TargetBinding.create(target, who);
     const pole = options.pole === undefined ? null : TargetBinding.create(options.pole, `${who}: pole`);
     const match = matchOrientation ?? rotation !== undefined;
@@ -703,20 +744,20 @@ export class FabrikBehavior implements Behavior<TransformNode> {
       label: labelOf(joint),
       binding,
       weight,
-      chainLength: chainLength ?? this._defaultChainLength(j, who),
+      // A foot at its shin's end: the shin is pulled, its chain the thigh.
+      chainLength: shinEnd !== null ? 1 : chain,
       matchOrientation: match,
       rotation: match ? (rotation ?? null) : null,
       pole,
+      shinEnd,
     };
-    const current = this._compiled?.entries ?? [];
-    const index = current.findIndex((e) => e.joint === j);
     const entries = current.slice();
     if (index >= 0) entries[index] = entry;
     else entries.push(entry);
-    const previous = index >= 0 ? current[index] : undefined;
     if (
       previous !== undefined &&
       previous.chainLength === entry.chainLength &&
+      previous.shinEnd === entry.shinEnd &&
       previous.matchOrientation === entry.matchOrientation &&
       (previous.pole === null) === (entry.pole === null)
     ) {
@@ -858,6 +899,64 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     );
   }
 
+  /**
+   * The shin `joint` sits at the end of when it does not hang below its leg, as a foot of a rig made for
+   * Blender's IK does (under the root, where its shin ends), else -1: a `leftFoot`/`rightFoot` role at the
+   * end of its side's `LowerLeg`, or a joint hanging above a leg at the end of one of its child-less bones
+   * (checked on the rest pose and the current one). {@link setTarget} places such a joint through its leg.
+   */
+  shinOf(joint: FabrikJoint): number {
+    const j = this.jointIndex(joint);
+    if (j < 0) return -1;
+    const rig = this._rig!;
+    const role = this._roleOf[j];
+    const foot = role === "leftFoot" || role === "rightFoot";
+    const thigh = foot ? this._roles[role === "leftFoot" ? "leftUpperLeg" : "rightUpperLeg"] : undefined;
+    // A foot below its own leg has its limb chain.
+    if (thigh !== undefined && isAncestor(rig.parents, thigh, j)) return -1;
+    const reader = new PoseReader(rig);
+    reader.read();
+    const w2m = reader.worldToModel;
+    const pose = {
+      positions: reader.positions,
+      orientations: reader.orientations,
+      up: [w2m[4], w2m[5], w2m[6]],
+    };
+    const shin = foot ? footShin(rig, this._roles, j, pose) : -1;
+    return shin >= 0 ? shin : controlFootShin(rig, j, pose);
+  }
+
+  /** What places `j` through its leg when it sits at a shin's end (the one it already has, if any), or null. */
+  private _shinEndTarget(j: number, previous: TargetEntry | undefined): ShinEndTarget | null {
+    if (previous?.shinEnd != null) return previous.shinEnd;
+    const shin = this.shinOf(j);
+    return shin < 0 ? null : new ShinEndTarget(this._rig!, j, shin);
+  }
+
+  /** One target per solver effector: a shin pulled for its foot takes no target of its own, and back. */
+  private _checkEffectorFree(j: number, shinEnd: ShinEndTarget | null, who: string): void {
+    const names = this._rig!.names;
+    for (const e of this._compiled?.entries ?? []) {
+      if (e.joint === j) continue;
+      if (e.shinEnd?.shin === j) {
+        throw new FabrikError(
+          `${who}: "${names[j]}" is the shin the target of "${names[e.joint]}" bends (that foot sits at its ` +
+            "end); remove that target first",
+          j,
+          "joint",
+        );
+      }
+      if (shinEnd !== null && e.joint === shinEnd.shin) {
+        throw new FabrikError(
+          `${who}: "${names[j]}" sits at the end of the shin "${names[e.joint]}", which has a target of its ` +
+            "own; remove that target first",
+          j,
+          "joint",
+        );
+      }
+    }
+  }
+
   /** The chain length a joint gets when none is given: by its humanoid role, else to the root. */
   private _defaultChainLength(j: number, who: string): number | undefined {
     const role = this._roleOf[j];
@@ -901,7 +1000,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
       try {
         plan = compileSharedPlan(solverRig, {
           effectors: entries.map((e) => ({
-            joint: e.joint,
+            joint: e.shinEnd?.shin ?? e.joint,
             chainLength: e.chainLength,
             pole: e.pole !== null,
           })),
@@ -921,7 +1020,8 @@ export class FabrikBehavior implements Behavior<TransformNode> {
         throw error;
       }
       const m = entries.length;
-      const match = Uint8Array.from(entries.map((e) => (e.matchOrientation ? 1 : 0)));
+      // A foot at its shin's end gives the shin the orientation that ends it on the target.
+      const match = Uint8Array.from(entries.map((e) => (e.matchOrientation || e.shinEnd !== null ? 1 : 0)));
       const poles = new Float64Array(3 * m);
       const event = { behavior: this, report: plan.report, written: 0 };
       compiled = {
@@ -941,7 +1041,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     // The joints the old layout wrote may not be in the new one: hand them back to the animation now.
     this._restore();
     this._compiled = compiled;
-    if (compiled !== null) this._reader!.readOnly(jointsToRead(compiled.plan, compiled.writer));
+    if (compiled !== null) this._reader!.readOnly(jointsToRead(compiled));
     this.onTargetsChangedObservable.notifyObservers(this);
   }
 
@@ -965,13 +1065,17 @@ export class FabrikBehavior implements Behavior<TransformNode> {
 
   private _restore(): void {
     const compiled = this._compiled;
-    if (compiled !== null && compiled.writer.snapshot.held) compiled.writer.snapshot.restore();
+    if (compiled === null) return;
+    if (compiled.writer.snapshot.held) compiled.writer.snapshot.restore();
+    restoreFeet(compiled.entries);
   }
 
   /** Like {@link _restore}, but a joint the animation has written since keeps its fresh value. */
   private _restoreUntouched(): void {
     const compiled = this._compiled;
-    if (compiled !== null && compiled.writer.snapshot.held) compiled.writer.snapshot.restoreUntouched();
+    if (compiled === null) return;
+    if (compiled.writer.snapshot.held) compiled.writer.snapshot.restoreUntouched();
+    restoreFeet(compiled.entries);
   }
 
   /** One frame: read the animated pose, solve, write back. Allocates nothing. */
@@ -982,6 +1086,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     // Normally restored after rendering, or before a lockstep step; a second solve with neither in between
     // (stages driven by hand) gets here first.
     if (snapshot.held) snapshot.restoreUntouched();
+    restoreFeet(c.entries);
     if (!this.enabled || !(this._weight > 0)) return;
     const reader = this._reader!;
     reader.read();
@@ -1030,7 +1135,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
           poles[e3 + 2] = targets[e3 + 2];
         }
       }
-      if (c.match[e] === 1) {
+      if (entry.matchOrientation) {
         const rotation = entry.rotation;
         const valid =
           rotation !== null
@@ -1044,6 +1149,12 @@ export class FabrikBehavior implements Behavior<TransformNode> {
                 4 * e,
               );
         c.orientationValid[e] = valid ? 1 : 0;
+      }
+      const shinEnd = entry.shinEnd;
+      if (shinEnd !== null && weight > 0) {
+        const turnFoot = entry.matchOrientation && c.orientationValid[e] === 1;
+        shinEnd.aim(pose, plan.limits, targets, e3, c.orientations, 4 * e, turnFoot);
+        c.orientationValid[e] = 1;
       }
     }
     if (active === 0) return;
@@ -1071,21 +1182,34 @@ export class FabrikBehavior implements Behavior<TransformNode> {
       c.orientationValid,
       plan.limits,
     );
+    for (let e = 0; e < entries.length; e++) {
+      const shinEnd = entries[e].shinEnd;
+      if (shinEnd !== null && blend[e] > 0) shinEnd.place(blend, e, writer.numbers, GLOBAL_WEIGHT_SLOT);
+    }
     c.event.report = report;
     this.onSolvedObservable.notifyObservers(c.event);
   }
 }
 
-/** Every joint a frame reads the pose of: the solved, carried and written ones (the reader adds ancestors). */
-function jointsToRead(plan: SolvePlan, writer: RotationWriter): Int32Array {
+/**
+ * Every joint a frame reads the pose of: the solved, carried and written ones, and the feet placed at their
+ * shins' ends (the reader adds ancestors).
+ */
+function jointsToRead({ plan, writer, entries }: Compiled): Int32Array {
   const joints = [
     ...plan.activeJoints,
     ...plan.bases,
     ...plan.passiveJoints,
     ...plan.effectorJoints,
     ...writer.joints,
+    ...entries.filter((e) => e.shinEnd !== null).map((e) => e.joint),
   ];
   return Int32Array.from(joints);
+}
+
+/** Puts back the feet moved to their shins' ends (a loop, not `forEach`: it runs every frame). */
+function restoreFeet(entries: readonly TargetEntry[]): void {
+  for (let e = 0; e < entries.length; e++) entries[e].shinEnd?.restore();
 }
 
 /** out[o..o+2] = p · worldToModel; false when not finite. */

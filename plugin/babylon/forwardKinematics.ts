@@ -135,3 +135,31 @@ export function forwardKinematics(
     orientations[4 * j + 3] = ow;
   }
 }
+
+/**
+ * In place: the model-space vector `v[o..o+2]` in the space of `joint` (its model-space axes with scale,
+ * `bases[9 joint..]`), as a child's local position is; false when those axes cannot be inverted. A root's
+ * children (joint -1) live in model space.
+ */
+export function toJointSpace(bases: Float64Array, joint: number, v: Float64Array, o: number): boolean {
+  if (joint < 0) return true;
+  const mx = v[o],
+    my = v[o + 1],
+    mz = v[o + 2];
+  const b = 9 * joint;
+  const x0 = bases[b],
+    x1 = bases[b + 1],
+    x2 = bases[b + 2];
+  const y0 = bases[b + 3],
+    y1 = bases[b + 4],
+    y2 = bases[b + 5];
+  const z0 = bases[b + 6],
+    z1 = bases[b + 7],
+    z2 = bases[b + 8];
+  const det = x0 * (y1 * z2 - y2 * z1) - y0 * (x1 * z2 - x2 * z1) + z0 * (x1 * y2 - x2 * y1);
+  if (!(Math.abs(det) > 1e-300)) return false;
+  v[o] = (mx * (y1 * z2 - y2 * z1) - y0 * (my * z2 - mz * z1) + z0 * (my * y2 - mz * y1)) / det;
+  v[o + 1] = (x0 * (my * z2 - mz * z1) - mx * (x1 * z2 - x2 * z1) + z0 * (x1 * mz - x2 * my)) / det;
+  v[o + 2] = (x0 * (y1 * mz - y2 * my) - y0 * (x1 * mz - x2 * my) + mx * (x1 * y2 - x2 * y1)) / det;
+  return true;
+}

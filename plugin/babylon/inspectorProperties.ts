@@ -5,7 +5,7 @@ import { InspectableType, type IInspectable } from "@babylonjs/core/Misc/iInspec
 import { Logger } from "@babylonjs/core/Misc/logger.js";
 import type { Observer } from "@babylonjs/core/Misc/observable.js";
 import type { JointLimitSpec, SwingLimitSpec } from "../solver/limits.js";
-import type { FabrikDebugView } from "./debugView.js";
+import { FabrikDebugView } from "./debugView.js";
 import type { FabrikBehavior, FabrikJoint, FabrikTargetInfo } from "./fabrikBehavior.js";
 import { getSelectedJoint, setSelectedJoint } from "./jointSelection.js";
 import type { Vector3Like } from "./poseReader.js";
@@ -393,6 +393,9 @@ class InspectorRows {
           set(value);
         } catch (error) {
           Logger.Warn(`FabrikIK Inspector: ${(error as Error).message}`);
+          // The row goes back to the value it holds (text typed into a number field would stay otherwise),
+          // once the Inspector has finished with the edit.
+          setTimeout(() => this._refresh([suffix]), 0);
         }
         this._refresh(["Summary", "LastSolve", "Debug", ...JOINT_KEYS], key);
       },
@@ -562,7 +565,10 @@ class InspectorRows {
 
   // ---- debug view ---------------------------------------------------------------------------------------
 
-  /** The debug view module is loaded on first use, so the behavior does not pull line drawing into every build. */
+  /**
+   * Shows the debug view (the character's own, when one is open, else one of this panel's), or hides it.
+   * Imported statically: the package's entry exports FabrikDebugView, so a lazy import would split nothing.
+   */
   private _setDebug(on: boolean): void {
     this._debugWanted = on;
     const view = this._debugView;
@@ -576,22 +582,16 @@ class InspectorRows {
     }
     this._debugView = null;
     if (!on) return;
-    import("./debugView.js").then(
-      ({ FabrikDebugView }) => {
-        if (!this._live || !this._debugWanted || this._debugView !== null) return;
-        const existing = FabrikDebugView.of(this._ik);
-        if (existing !== null) {
-          existing.enabled = true;
-          this._debugView = existing;
-          this._ownsDebugView = false;
-        } else {
-          this._debugView = new FabrikDebugView(this._ik);
-          this._ownsDebugView = true;
-        }
-        this._refresh(["Debug"]);
-      },
-      (error: unknown) => Logger.Warn(`FabrikIK Inspector: debug view unavailable: ${String(error)}`),
-    );
+    const existing = FabrikDebugView.of(this._ik);
+    if (existing !== null) {
+      existing.enabled = true;
+      this._debugView = existing;
+      this._ownsDebugView = false;
+    } else {
+      this._debugView = new FabrikDebugView(this._ik);
+      this._ownsDebugView = true;
+    }
+    this._refresh(["Debug"]);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { FabrikBehavior, FabrikJoint } from "../babylon/fabrikBehavior.js";
 import type { HumanoidRoles } from "../babylon/humanoidRoles.js";
+import { footShin, type LegPose } from "../babylon/footShin.js";
 import { FabrikError } from "../solver/errors.js";
 
 /** A leg for foot placement: the foot joint, and optionally its chain and whether it follows the slope. */
@@ -46,14 +47,6 @@ export interface ResolvedLeg {
   /** The joint at the top of the leg: it keeps its place (it moves with the hips) and turns. */
   readonly base: number;
   readonly align: boolean;
-}
-
-/** The animated pose the legs are found on: model-space positions and unit orientations, and world up. */
-export interface LegPose {
-  readonly positions: Float64Array;
-  readonly orientations: Float64Array;
-  /** World up in model space. */
-  readonly up: ArrayLike<number>;
 }
 
 function depthOf(parents: Int32Array, j: number): number {
@@ -107,77 +100,6 @@ function hasChild(parents: Int32Array, j: number): boolean {
   return false;
 }
 
-/** v[vo..vo+2] turned by the inverse of the unit quaternion q[qo..qo+3]. */
-function unrotate(q: ArrayLike<number>, qo: number, v: readonly number[]): number[] {
-  const x = -q[qo],
-    y = -q[qo + 1],
-    z = -q[qo + 2],
-    w = q[qo + 3];
-  const [vx, vy, vz] = v;
-  const tx = 2 * (y * vz - z * vy),
-    ty = 2 * (z * vx - x * vz),
-    tz = 2 * (x * vy - y * vx);
-  return [vx + w * tx + (y * tz - z * ty), vy + w * ty + (z * tx - x * tz), vz + w * tz + (x * ty - y * tx)];
-}
-
-/** Where `foot` sits in the frame of `shin` (its orientation, model units), on the given pose. */
-function offsetIn(positions: ArrayLike<number>, orientations: ArrayLike<number>, shin: number, foot: number) {
-  const d = [0, 1, 2].map((k) => positions[3 * foot + k] - positions[3 * shin + k]);
-  return unrotate(orientations, 4 * shin, d);
-}
-
-const norm = (v: readonly number[]) => Math.hypot(v[0], v[1], v[2]);
-
-/**
- * Whether `foot` sits where a child-less `shin` ends: at a fixed place of the shin's frame (the same in the
- * rest pose and the current one, within 20° and a factor of 2 in length: rigs may stretch), below the
- * shin's joint, and as far from it as a shin may be (a quarter to four times the thigh above it).
- */
-function sitsAtShinEnd(ik: FabrikBehavior, shin: number, foot: number, pose: LegPose): boolean {
-  const rig = ik.rig!;
-  const parents = rig.parents;
-  const thigh = parents[shin];
-  if (thigh < 0 || hasChild(parents, shin)) return false;
-  const rest = offsetIn(rig.restPositions, rig.restOrientations, shin, foot);
-  const now = offsetIn(pose.positions, pose.orientations, shin, foot);
-  const r = rig.restPositions;
-  const thighLength = Math.hypot(
-    r[3 * shin] - r[3 * thigh],
-    r[3 * shin + 1] - r[3 * thigh + 1],
-    r[3 * shin + 2] - r[3 * thigh + 2],
-  );
-  const a = norm(rest),
-    b = norm(now);
-  if (!(a > 0.25 * thighLength && a < 4 * thighLength) || !(b > 0.5 * a && b < 2 * a)) return false;
-  const cos = (rest[0] * now[0] + rest[1] * now[1] + rest[2] * now[2]) / (a * b);
-  if (!(cos > Math.cos((20 * Math.PI) / 180))) return false;
-  const p = pose.positions,
-    up = pose.up;
-  let below = 0;
-  for (let k = 0; k < 3; k++) below += (p[3 * foot + k] - p[3 * shin + k]) * up[k];
-  return below < 0;
-}
-
-/**
- * The shin a foot role sits at the end of when the foot does not hang below its leg (Blender-IK rigs), or
- * -1: the side's `LowerLeg` role, below its `UpperLeg`, neither above nor below the foot, child-less, with
- * the foot at its end (see {@link sitsAtShinEnd}).
- */
-function shinEndOf(ik: FabrikBehavior, foot: number, pose: LegPose): number {
-  const roles = ik.roles;
-  const parents = ik.rig!.parents;
-  for (const side of ["left", "right"] as const) {
-    if (roles[`${side}Foot`] !== foot) continue;
-    const shin = roles[`${side}LowerLeg`];
-    const thigh = roles[`${side}UpperLeg`];
-    if (shin === undefined || thigh === undefined || !isAncestorOrSelf(parents, thigh, parents[shin]))
-      return -1;
-    if (isAncestorOrSelf(parents, shin, foot) || isAncestorOrSelf(parents, foot, shin)) return -1;
-    return sitsAtShinEnd(ik, shin, foot, pose) ? shin : -1;
-  }
-  return -1;
-}
-
 function describe(joint: FabrikJoint): string {
   if (typeof joint === "string") return JSON.stringify(joint);
   const name = (joint as { name?: unknown } | null)?.name;
@@ -202,7 +124,10 @@ function legsByRole(ik: FabrikBehavior, pose: LegPose): FootPlacementLeg[] {
   const shins: number[] = [];
   for (const side of ["left", "right"] as const) {
     const foot = roles[`${side}Foot`];
-    if (foot !== undefined && (limbRoot(roles, parents, foot) >= 0 || shinEndOf(ik, foot, pose) >= 0)) {
+    if (
+      foot !== undefined &&
+      (limbRoot(roles, parents, foot) >= 0 || footShin(ik.rig!, ik.roles, foot, pose) >= 0)
+    ) {
       legs.push({ foot });
       const knee = roles[`${side}LowerLeg`];
       if (knee !== undefined) shins.push((height(knee) + height(foot)) / 2);
@@ -341,7 +266,7 @@ function shinFor(
   const parents = rig.parents;
   if (spec.shin === undefined) {
     if (spec.chainLength !== undefined || limbRoot(ik.roles, parents, foot) >= 0) return -1;
-    return shinEndOf(ik, foot, pose);
+    return footShin(ik.rig!, ik.roles, foot, pose);
   }
   const shin = ik.jointIndex(spec.shin);
   if (shin < 0) {

@@ -6,11 +6,10 @@ import type { Observer } from "@babylonjs/core/Misc/observable.js";
 import type { Scene } from "@babylonjs/core/scene.js";
 import type { Nullable } from "@babylonjs/core/types.js";
 import type { FabrikBehavior, FabrikJoint, FabrikSolvedEvent } from "../babylon/fabrikBehavior.js";
+import { toJointSpace } from "../babylon/forwardKinematics.js";
 import { PoseReader } from "../babylon/poseReader.js";
 import type { SkeletonRig } from "../babylon/skeletonRig.js";
 import { FabrikError } from "../solver/errors.js";
-import { projectRotation } from "../solver/jointLimitProjection.js";
-import { LIMIT_FIXED, LIMIT_HINGE, LIMIT_ROTATION } from "../solver/limits.js";
 import { copy, normalize3, quatScaleAngle, transformDirection, transformPoint } from "./arrayMath.js";
 import {
   quatConjugateMultiply,
@@ -18,7 +17,6 @@ import {
   quatMultiply,
   quatMultiplyConjugate,
   quatRotate,
-  quatRotateInverse,
 } from "../solver/quaternion.js";
 import { quaternionFromArray, vectorFromArray } from "./arrayToBabylon.js";
 import { commonAncestorOf, resolveLegs, type FootPlacementLeg, type ResolvedLeg } from "./footLegs.js";
@@ -26,9 +24,11 @@ import { addBeforeSolve, attachedScene, frameSeconds } from "./frameHook.js";
 import { createModelTarget } from "./modelTarget.js";
 import { PoseLayer } from "./poseLayer.js";
 import {
+  animatedKnee,
   KNEE_ANIMATED,
   KNEE_BEND,
   KNEE_END,
+  KNEE_FOOT_LOCAL,
   KNEE_GOAL,
   KNEE_HINGE,
   KNEE_HIP,
@@ -41,6 +41,7 @@ import {
   KNEE_SLOTS,
   kneeReach,
   placeKnee,
+  restBendAxis,
 } from "./shinEnd.js";
 import { smoothingFactor } from "./smoothing.js";
 
@@ -324,7 +325,6 @@ export class FootPlacement {
   /** Legs whose foot sits at a shin's end: their knees are placed, their feet moved after the solve. */
   private readonly _shinLegs: LegState[];
   private readonly _knee = new Float64Array(KNEE_SLOTS);
-  private readonly _projection = new Float64Array(16);
   private _solvedObserver: Nullable<Observer<FabrikSolvedEvent>> = null;
   private readonly _ray = new Ray(new Vector3(), new Vector3(0, -1, 0), 1);
   private readonly _predicate = (mesh: AbstractMesh): boolean => this.ground(mesh);
@@ -431,7 +431,9 @@ export class FootPlacement {
       for (let j = leg.base; j >= 0 && !leg.lowered; j = rig.parents[j]) leg.lowered = j === hips;
     }
     this._shinLegs = this._legs.filter((leg) => leg.leg.shin >= 0);
-    for (const leg of this._shinLegs) restBend(rig, leg.leg, leg.s, BEND_LOCAL);
+    for (const leg of this._shinLegs) {
+      restBendAxis(rig, leg.leg.base, leg.leg.shin, leg.leg.foot, leg.s, BEND_LOCAL);
+    }
     this._layer = new PoseLayer(rig, [hips, ...this._shinLegs.map((leg) => leg.foot)]);
     if (this._shinLegs.length > 0) {
       this._solvedObserver = behavior.onSolvedObservable.add(() => this._moveFeet());
@@ -689,62 +691,25 @@ export class FootPlacement {
 
   /**
    * A foot at a shin's end, before the hips are settled: where it sits in the shin's frame, and the animated
-   * shin as the behavior's limits keep it, with how far the leg reaches.
-   *
-   * The behavior keeps the shin within its limits when it matches the orientation asked of it; so the knee
-   * is worked out from the animated shin as the limits keep it (an animation may leave a limit preset's
-   * hinge), bent about the hinge's axis when it has one and within the hinge's range: the limits then leave
-   * the answer as it is, and the shin ends on the target whenever the leg can reach it.
+   * shin as the behavior's limits keep it (see `animatedKnee`), with how far the leg reaches.
    */
   private _limitShin(leg: LegState): void {
     const s = leg.s;
     const k = this._knee;
-    const n = this._n;
     const reader = this._reader;
-    const p = reader.positions;
-    const o = reader.orientations;
-    const shin = leg.leg.shin,
-      thigh = leg.leg.base,
-      foot = leg.leg.foot;
-    for (let i = 0; i < 3; i++) {
-      k[KNEE_ANIMATED + i] = p[3 * shin + i];
-      k[KNEE_HIP + i] = p[3 * thigh + i];
-      n[VECTOR + i] = p[3 * foot + i] - p[3 * shin + i];
-    }
-    quatRotateInverse(s, SHIN_END, o, 4 * shin, n, VECTOR);
-    for (let i = 0; i < 4; i++) k[KNEE_SHIN + i] = o[4 * shin + i];
-    k[KNEE_HINGE] = 0;
-    k[KNEE_MIN] = -Infinity;
-    k[KNEE_MAX] = Infinity;
-    quatRotate(k, KNEE_BEND, o, 4 * thigh, s, BEND_LOCAL);
     const limits = this.behavior.limits;
-    if (limits !== null && limits.rig.jointCount === this._rig.jointCount) {
-      const flags = limits.flags[shin];
-      if (flags & LIMIT_ROTATION && !(flags & LIMIT_FIXED)) {
-        // Δ = rest⁻¹ · local, projected onto the limits; the shin's orientation is then thigh · rest · Δ.
-        quatConjugateMultiply(n, DELTA, o, 4 * thigh, o, 4 * shin);
-        quatConjugateMultiply(n, DELTA, limits.restLocal, 4 * shin, n, DELTA);
-        projectRotation(limits, shin, n, DELTA, this._projection, 0);
-        quatMultiply(n, VECTOR, limits.restLocal, 4 * shin, n, DELTA);
-        quatMultiply(k, KNEE_SHIN, o, 4 * thigh, n, VECTOR);
-        if (flags & LIMIT_HINGE) {
-          // Δ turns θ about the hinge's axis a (in the shin's rest frame): the axis in model space is
-          // shin · a, and the turn may go from min − θ to max − θ.
-          const a = 3 * shin;
-          const ax = limits.hingeAxis[a],
-            ay = limits.hingeAxis[a + 1],
-            az = limits.hingeAxis[a + 2];
-          const theta = 2 * Math.atan2(n[DELTA] * ax + n[DELTA + 1] * ay + n[DELTA + 2] * az, n[DELTA + 3]);
-          quatRotate(k, KNEE_BEND, k, KNEE_SHIN, limits.hingeAxis, a);
-          k[KNEE_HINGE] = 1;
-          k[KNEE_MIN] = limits.hinge[2 * shin] - theta;
-          k[KNEE_MAX] = limits.hinge[2 * shin + 1] - theta;
-        }
-      }
-    }
-    // The shin's end as the (limited) animated shin carries it.
-    quatRotate(k, KNEE_END, k, KNEE_SHIN, s, SHIN_END);
-    for (let i = 0; i < 3; i++) k[KNEE_END + i] += k[KNEE_ANIMATED + i];
+    animatedKnee(
+      k,
+      reader.positions,
+      reader.orientations,
+      leg.leg.base,
+      leg.leg.shin,
+      leg.leg.foot,
+      s,
+      BEND_LOCAL,
+      limits !== null && limits.rig.jointCount === this._rig.jointCount ? limits : null,
+    );
+    copy(s, SHIN_END, k, KNEE_FOOT_LOCAL, 3);
     kneeReach(k);
     copy(s, SHIN_ORIENTATION, k, KNEE_SHIN, 4);
     copy(s, SHIN_AXIS, k, KNEE_BEND, 3);
@@ -956,59 +921,8 @@ export class FootPlacement {
    * local position is; false when that joint's axes cannot be inverted. A root joint's space is model space.
    */
   private _toParentSpace(parent: number, v: number): boolean {
-    if (parent < 0) return true;
-    const n = this._n;
-    const mx = n[v],
-      my = n[v + 1],
-      mz = n[v + 2];
-    // The parent's model-space axes (scale included) map its local vectors to model space: invert.
-    const b = this._reader.bases;
-    const o = 9 * parent;
-    const x0 = b[o],
-      x1 = b[o + 1],
-      x2 = b[o + 2];
-    const y0 = b[o + 3],
-      y1 = b[o + 4],
-      y2 = b[o + 5];
-    const z0 = b[o + 6],
-      z1 = b[o + 7],
-      z2 = b[o + 8];
-    const det = x0 * (y1 * z2 - y2 * z1) - y0 * (x1 * z2 - x2 * z1) + z0 * (x1 * y2 - x2 * y1);
-    if (!(Math.abs(det) > 1e-300)) return false;
-    n[v] = (mx * (y1 * z2 - y2 * z1) - y0 * (my * z2 - mz * z1) + z0 * (my * y2 - mz * y1)) / det;
-    n[v + 1] = (x0 * (my * z2 - mz * z1) - mx * (x1 * z2 - x2 * z1) + z0 * (x1 * mz - x2 * my)) / det;
-    n[v + 2] = (x0 * (y1 * mz - y2 * my) - y0 * (x1 * mz - x2 * my) + mx * (x1 * y2 - x2 * y1)) / det;
-    return true;
+    return toJointSpace(this._reader.bases, parent, this._n, v);
   }
-}
-
-/**
- * Into `out[o..o+2]`: the axis a foot-at-a-shin's-end leg bends about when the animation holds it straight,
- * in the thigh's frame: the rest pose's bend (thigh × shin), else the thigh's frame axis least along it.
- */
-function restBend(rig: SkeletonRig, leg: ResolvedLeg, out: Float64Array, o: number): void {
-  const r = rig.restPositions;
-  const q = rig.restOrientations;
-  const t = [0, 1, 2].map((k) => r[3 * leg.shin + k] - r[3 * leg.base + k]);
-  const e = [0, 1, 2].map((k) => r[3 * leg.foot + k] - r[3 * leg.shin + k]);
-  const axis = Float64Array.of(
-    t[1] * e[2] - t[2] * e[1],
-    t[2] * e[0] - t[0] * e[2],
-    t[0] * e[1] - t[1] * e[0],
-  );
-  const len = Math.hypot(axis[0], axis[1], axis[2]);
-  const scale = Math.hypot(t[0], t[1], t[2]) * Math.hypot(e[0], e[1], e[2]);
-  if (len > 1e-3 * scale) {
-    quatRotateInverse(out, o, q, 4 * leg.base, axis, 0);
-    normalize3(out, o, out, o);
-    return;
-  }
-  // Straight at rest too: the axis of the thigh's own frame least along the thigh.
-  const local = new Float64Array(3);
-  quatRotateInverse(local, 0, q, 4 * leg.base, Float64Array.from(t), 0);
-  const k = [0, 1, 2].reduce((best, i) => (Math.abs(local[i]) < Math.abs(local[best]) ? i : best), 0);
-  out[o] = out[o + 1] = out[o + 2] = 0;
-  out[o + k] = 1;
 }
 
 /** A small function of its own, so V8 inlines Babylon's getters in it and no component is boxed. */

@@ -1,11 +1,20 @@
 import { normalize3, quatAxisAngle } from "./arrayMath.js";
-import { quatFromUnitVectors, quatMultiply, quatRotate } from "../solver/quaternion.js";
+import { projectRotation } from "../solver/jointLimitProjection.js";
+import { LIMIT_FIXED, LIMIT_HINGE, LIMIT_ROTATION, type JointLimits } from "../solver/limits.js";
+import {
+  quatConjugateMultiply,
+  quatFromUnitVectors,
+  quatMultiply,
+  quatRotate,
+  quatRotateInverse,
+} from "../solver/quaternion.js";
 
 /*
  * The knee of a leg whose foot hangs elsewhere (rigs made for Blender's IK keep the feet under the root, each
  * where its shin ends): given the hip, the animated knee and shin end, and where the shin's end must go, the
  * knee's place and the shin's orientation that put it there. Everything is model space, in one Float64Array
- * at these slots (V8 boxes doubles passed to calls it does not inline).
+ * at these slots (V8 boxes doubles passed to calls it does not inline). Engine-free: FootPlacement and the
+ * behavior's `setTarget` on such a foot both place knees with it.
  */
 
 /** In: the thigh's joint (the hip, after any lowering of the hips). */
@@ -59,8 +68,13 @@ const W = 73;
 const R = 77;
 const ANGLE = 81;
 const Q = 82;
+/** Out ({@link animatedKnee}): where the foot sits in the animated shin's frame (model units). */
+export const KNEE_FOOT_LOCAL = 86;
+const DELTA = 89;
+const VECTOR = 93;
+const PROJECTION = 97;
 /** Slots the functions here use. */
-export const KNEE_SLOTS = 86;
+export const KNEE_SLOTS = 113;
 
 /**
  * The thigh and shin, the bend axis, and how the leg's length depends on the turn about it: thigh and shin
@@ -239,4 +253,102 @@ export function placeKnee(w: Float64Array): void {
   for (let k = 0; k < 3; k++) w[KNEE_OUT + k] = w[KNEE_HIP + k] + l1 * w[T + k];
   quatMultiply(w, Q, w, F, w, BEND);
   quatMultiply(w, KNEE_SHIN_OUT, w, Q, w, KNEE_SHIN);
+}
+
+/**
+ * Fills the inputs of {@link placeKnee} and {@link kneeReach} but the goal from an animated pose (model-space
+ * `positions` and unit `orientations` per joint), and `w[KNEE_FOOT_LOCAL..]`. The knee is `shin`'s joint,
+ * the hip its parent `thigh`'s, the shin's end is where `foot` sits. `bendLocal[bo..]`: the axis a straight
+ * leg bends about, in the thigh's frame (see {@link restBendAxis}).
+ *
+ * The behavior keeps the shin within its limits when it matches the orientation asked of it; so the knee
+ * is worked out from the animated shin as the limits keep it (an animation may leave a limit preset's
+ * hinge), bent about the hinge's axis when it has one and within the hinge's range: the limits then leave
+ * the answer as it is, and the shin ends on the goal whenever the leg can reach it.
+ */
+export function animatedKnee(
+  w: Float64Array,
+  positions: Float64Array,
+  orientations: Float64Array,
+  thigh: number,
+  shin: number,
+  foot: number,
+  bendLocal: Float64Array,
+  bo: number,
+  limits: JointLimits | null,
+): void {
+  const p = positions,
+    o = orientations;
+  for (let i = 0; i < 3; i++) {
+    w[KNEE_ANIMATED + i] = p[3 * shin + i];
+    w[KNEE_HIP + i] = p[3 * thigh + i];
+    w[VECTOR + i] = p[3 * foot + i] - p[3 * shin + i];
+  }
+  quatRotateInverse(w, KNEE_FOOT_LOCAL, o, 4 * shin, w, VECTOR);
+  for (let i = 0; i < 4; i++) w[KNEE_SHIN + i] = o[4 * shin + i];
+  w[KNEE_HINGE] = 0;
+  w[KNEE_MIN] = -Infinity;
+  w[KNEE_MAX] = Infinity;
+  quatRotate(w, KNEE_BEND, o, 4 * thigh, bendLocal, bo);
+  const flags = limits === null ? 0 : limits.flags[shin];
+  if (limits !== null && flags & LIMIT_ROTATION && !(flags & LIMIT_FIXED)) {
+    // Δ = rest⁻¹ · local, projected onto the limits; the shin's orientation is then thigh · rest · Δ.
+    quatConjugateMultiply(w, DELTA, o, 4 * thigh, o, 4 * shin);
+    quatConjugateMultiply(w, DELTA, limits.restLocal, 4 * shin, w, DELTA);
+    projectRotation(limits, shin, w, DELTA, w, PROJECTION);
+    quatMultiply(w, VECTOR, limits.restLocal, 4 * shin, w, DELTA);
+    quatMultiply(w, KNEE_SHIN, o, 4 * thigh, w, VECTOR);
+    if (flags & LIMIT_HINGE) {
+      // Δ turns θ about the hinge's axis a (in the shin's rest frame): the axis in model space is
+      // shin · a, and the turn may go from min − θ to max − θ.
+      const a = 3 * shin;
+      const ax = limits.hingeAxis[a],
+        ay = limits.hingeAxis[a + 1],
+        az = limits.hingeAxis[a + 2];
+      const theta = 2 * Math.atan2(w[DELTA] * ax + w[DELTA + 1] * ay + w[DELTA + 2] * az, w[DELTA + 3]);
+      quatRotate(w, KNEE_BEND, w, KNEE_SHIN, limits.hingeAxis, a);
+      w[KNEE_HINGE] = 1;
+      w[KNEE_MIN] = limits.hinge[2 * shin] - theta;
+      w[KNEE_MAX] = limits.hinge[2 * shin + 1] - theta;
+    }
+  }
+  // The shin's end as the (limited) animated shin carries it.
+  quatRotate(w, KNEE_END, w, KNEE_SHIN, w, KNEE_FOOT_LOCAL);
+  for (let i = 0; i < 3; i++) w[KNEE_END + i] += w[KNEE_ANIMATED + i];
+}
+
+/**
+ * Into `out[o..o+2]`: the axis a foot-at-a-shin's-end leg bends about when the animation holds it straight,
+ * in the thigh's frame: the rest pose's bend (thigh × shin), else the thigh's frame axis least along it.
+ */
+export function restBendAxis(
+  rig: { readonly restPositions: Float64Array; readonly restOrientations: Float64Array },
+  thigh: number,
+  shin: number,
+  foot: number,
+  out: Float64Array,
+  o: number,
+): void {
+  const r = rig.restPositions;
+  const q = rig.restOrientations;
+  const t = [0, 1, 2].map((k) => r[3 * shin + k] - r[3 * thigh + k]);
+  const e = [0, 1, 2].map((k) => r[3 * foot + k] - r[3 * shin + k]);
+  const axis = Float64Array.of(
+    t[1] * e[2] - t[2] * e[1],
+    t[2] * e[0] - t[0] * e[2],
+    t[0] * e[1] - t[1] * e[0],
+  );
+  const len = Math.hypot(axis[0], axis[1], axis[2]);
+  const scale = Math.hypot(t[0], t[1], t[2]) * Math.hypot(e[0], e[1], e[2]);
+  if (len > 1e-3 * scale) {
+    quatRotateInverse(out, o, q, 4 * thigh, axis, 0);
+    normalize3(out, o, out, o);
+    return;
+  }
+  // Straight at rest too: the axis of the thigh's own frame least along the thigh.
+  const local = new Float64Array(3);
+  quatRotateInverse(local, 0, q, 4 * thigh, Float64Array.from(t), 0);
+  const k = [0, 1, 2].reduce((best, i) => (Math.abs(local[i]) < Math.abs(local[best]) ? i : best), 0);
+  out[o] = out[o + 1] = out[o + 2] = 0;
+  out[o + k] = 1;
 }

@@ -81,10 +81,12 @@ describe.each(HUMANOIDS.filter((c) => !noteIfMissing(c)))("roles on $folder", (c
     expect(head.length).toBe(depth[ik.roles.head!] - depth[chest]);
     expect(head.turned[0]).toBe(chest);
     if (c.folder === "RobotExpressive") {
-      // Blender-IK rig: the feet hang off the root, beside the legs.
-      expect(() => chain("leftFoot")).toThrow(
-        /setTarget\("leftFoot"\): "Foot.L" \(role leftFoot\) does not hang below "UpperLeg.L" \(leftUpperLeg\), so it has no limb chain of its own \(rigs made for Blender's IK keep the feet under the root\); target the leg's end "LowerLeg.L" instead, or give chainLength explicitly/,
-      );
+      // Blender-IK rig: the feet hang off the root, each where its shin ends. The shin is pulled, the thigh
+      // turns (see shinEndTarget.test.ts); an explicit chain length targets the foot bone itself.
+      const foot = chain("leftFoot");
+      expect(ik.plan!.effectorJoints[0]).toBe(ik.roles.leftLowerLeg);
+      expect(foot.length).toBe(1);
+      expect(foot.turned).toEqual([ik.roles.leftUpperLeg]);
       ik.clearTargets();
       ik.setTarget("leftFoot", new Vector3(0, 0, 0), { chainLength: 1 });
       expect(ik.plan!.chainLengths[0]).toBe(1);

@@ -144,7 +144,7 @@ describe.skipIf(!mannequin.present)("FabrikBehavior lifecycle (mannequin)", () =
     expect(ik.weight).toBe(0.5);
   });
 
-  it("detach mid-frame restores the animated pose and removes every observer; attach/detach 1000 times leaks nothing", async () => {
+  it("detach mid-frame restores the animated pose and removes every observer; attach/detach cycles leave none", async () => {
     const scene = loaded.scene;
     await nextTick();
     const counts = observerCounts(scene);
@@ -169,8 +169,10 @@ describe.skipIf(!mannequin.present)("FabrikBehavior lifecycle (mannequin)", () =
     // The test's own observer is the one extra on onBeforeRender.
     expect(observerCounts(scene)).toEqual([counts[0] + 1, counts[1], counts[2], counts[3]]);
 
+    // Observers are counted exactly, so a few cycles show a leak of one per cycle; the heap over 10 000
+    // cycles is lifecycle.test.ts's business.
     const other = new FabrikBehavior({ stage: "afterAnimations" });
-    for (let i = 0; i < 1000; i++) {
+    for (let i = 0; i < 20; i++) {
       loaded.root.addBehavior(other, true);
       other.setTarget("leftHand", new Vector3(0, 1, 0.5));
       loaded.root.removeBehavior(other);

@@ -107,6 +107,54 @@ describe.skipIf(chromiumPath === "")("the demo in Chromium", () => {
     await demo.screenshot("pose-dragged");
   });
 
+  it("grabs a sphere pressed just beside its edge instead of turning the camera", async () => {
+    const before = (await demo.hook((h) => h.targetPosition("rightHand")))!;
+    const at = (await demo.hook((h) => h.targetScreenPosition("rightHand")))!;
+    const camera = () => demo.hook((h) => (h.scene!.activeCamera as unknown as { alpha: number }).alpha);
+    const alpha = await camera();
+    // The sphere is a few pixels across here: 10 px beside its edge is a miss.
+    const edge = await demo.hook((h, k) => {
+      const handle = h.targetScreenPosition(k)!;
+      const p = h.targetPosition(k)!;
+      const side = h.pagePosition(p[0] + 0.03, p[1], p[2])!;
+      return Math.hypot(side.x - handle.x, side.y - handle.y);
+    }, "rightHand");
+    const { mouse } = demo.page;
+    await mouse.move(at.x + edge + 10, at.y);
+    await mouse.down();
+    await mouse.move(at.x + edge + 10, at.y - 40, { steps: 4 });
+    await mouse.up();
+    const after = (await demo.hook((h) => h.targetPosition("rightHand")))!;
+    expect(distance(before, after), "the sphere followed the mouse (m)").toBeGreaterThan(0.03);
+    expect(await camera(), "camera alpha").toBe(alpha);
+  });
+
+  it("keeps the panel in step with the Inspector: weight, bad text, IK off", async () => {
+    const set = (value: unknown) =>
+      demo.hook((h, v) => {
+        (h.ik!.attachedNode as unknown as Record<string, unknown>).fabrikWeight = v;
+      }, value);
+    await set(0);
+    await demo.page.waitForFunction(
+      () => (document.getElementById("weight") as HTMLInputElement).value === "0",
+    );
+    await demo.page.waitForFunction(() => document.getElementById("status")!.textContent!.includes("IK off"));
+    // Text is refused and the row keeps its number.
+    await set("abc");
+    await demo.hook((h) => h.frames(2));
+    expect(
+      await demo.hook((h) => (h.ik!.attachedNode as unknown as { fabrikWeight: number }).fabrikWeight),
+    ).toBe(0);
+    await set(1);
+    await demo.page.waitForFunction(
+      () => (document.getElementById("weight") as HTMLInputElement).value === "1",
+    );
+    await demo.page.waitForFunction(() =>
+      document.getElementById("status")!.textContent!.includes("targets"),
+    );
+    expect(demo.errors).toEqual([]);
+  });
+
   it("switches IK off and on, and shows the bones in the debug view", async () => {
     const target = (await demo.hook((h) => h.targetPosition("leftHand")))!;
     await demo.page.click("#toggle-ik");

@@ -41,7 +41,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     logLevel: "warn",
     build: { outDir, emptyOutDir: true },
   });
-  const server = await serveStatic(outDir);
+  // Under a sub-path, as on a project's static pages: nothing in the build may assume it sits at "/".
+  const server = await serveStatic(outDir, "/babylon-fabrik/demo/");
   console.log(
     `[e2e] demo built in ${((performance.now() - started) / 1000).toFixed(1)} s, served at ${server.url}`,
   );

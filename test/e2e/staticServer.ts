@@ -21,15 +21,20 @@ export interface StaticServer {
   close(): Promise<void>;
 }
 
-/** Serves `root` on 127.0.0.1 at a free port; "/" is index.html. Nothing outside `root` is reachable. */
-export async function serveStatic(root: string): Promise<StaticServer> {
+/**
+ * Serves `root` on 127.0.0.1 at a free port under the sub-path `prefix` (as a project page on a static host
+ * is: `/<prefix>/index.html`); a folder's URL serves its index.html. Nothing outside `root` is reachable,
+ * and nothing outside the prefix is served.
+ */
+export async function serveStatic(root: string, prefix = "/"): Promise<StaticServer> {
   const base = normalize(root + sep);
   const server: Server = createServer((request, response) => {
-    const path = decodeURIComponent(new URL(request.url ?? "/", "http://localhost").pathname);
-    const file = normalize(join(base, path.endsWith("/") ? `${path}index.html` : path));
+    const full = decodeURIComponent(new URL(request.url ?? "/", "http://localhost").pathname);
+    const path = full.startsWith(prefix) ? `/${full.slice(prefix.length)}` : null;
+    const file = path === null ? "" : normalize(join(base, path.endsWith("/") ? `${path}index.html` : path));
     let size = -1;
     try {
-      if (file.startsWith(base)) size = statSync(file).isFile() ? statSync(file).size : -1;
+      if (file !== "" && file.startsWith(base)) size = statSync(file).isFile() ? statSync(file).size : -1;
     } catch {
       size = -1;
     }
@@ -46,7 +51,7 @@ export async function serveStatic(root: string): Promise<StaticServer> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/`,
+    url: `http://127.0.0.1:${port}${prefix}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -2,7 +2,8 @@
 // module transform turns every imported binding into a getter, which blocks inlining and boxes doubles
 // that a bundled build never boxes. Prints one JSON line: bytes per update, ours and Babylon's.
 import { Ray } from "@babylonjs/core/Culling/ray.js";
-import { Vector3 } from "@babylonjs/core/Maths/math.vector.js";
+import { Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
+import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { Session } from "node:inspector/promises";
 import { FabrikBehavior } from "../../plugin/babylon/fabrikBehavior.js";
 import { FootPlacement } from "../../plugin/helpers/footPlacement.js";
@@ -167,6 +168,39 @@ if (only === "footPlacementRobot") {
       throw new Error(`the robot's frames did not solve (${solved} solves)`);
     }
     feet.dispose();
+    r.engine.dispose();
+  }
+}
+
+if (only === "shinEndTarget") {
+  // setTarget on feet at their shins' ends (RobotExpressive): the behavior places the knees before its
+  // solve and moves the foot bones after its write; one foot also takes a node's rotation.
+  const robot = CHARACTERS.find((c) => c.folder === "RobotExpressive")!;
+  if (robot.present) {
+    const r = await loadCharacter(robot);
+    const robotIk = new FabrikBehavior();
+    r.root.addBehavior(robotIk, true);
+    for (const g of r.scene.animationGroups) g.stop();
+    r.scene.getAnimationGroupByName("Idle")!.start(true);
+    r.scene.render();
+    const left = robotIk.rig!.nodes[robotIk.jointIndex("leftFoot")]!.getAbsolutePosition().clone();
+    robotIk.setTarget("leftFoot", left.add(new Vector3(0, 0.1, 0.05)));
+    const node = new TransformNode("right foot target", r.scene);
+    node.position.copyFrom(robotIk.rig!.nodes[robotIk.jointIndex("rightFoot")]!.getAbsolutePosition());
+    node.position.y += 0.08;
+    node.rotationQuaternion = Quaternion.RotationAxis(new Vector3(1, 0, 0), 0.3);
+    robotIk.setTarget("Foot.R", node, { matchOrientation: true, weight: 0.7 });
+    const frame = () => {
+      r.scene.onBeforeRenderObservable.notifyObservers(r.scene);
+      r.scene.onAfterRenderObservable.notifyObservers(r.scene);
+    };
+    for (let i = 0; i < 30; i++) r.scene.render();
+    let solved = 0;
+    robotIk.onSolvedObservable.add(() => solved++);
+    result.shinEnd = await measure(frame, 5000);
+    if (!(solved > 5000 && robotIk.plan!.effectorCount === 2)) {
+      throw new Error(`the robot's frames did not solve (${solved} solves)`);
+    }
     r.engine.dispose();
   }
 }

@@ -68,4 +68,14 @@ describe("per-frame allocation, steady state", () => {
     },
     150_000,
   );
+
+  it.skipIf(noteIfMissing(characterNamed("RobotExpressive")))(
+    "setTarget on feet at their shins' ends (RobotExpressive): solve, foot moves and restore allocate nothing",
+    () => {
+      const { shinEnd } = run("shinEndTarget");
+      notes.push(`setTarget on both feet at their shins' ends, a whole frame: ${shinEnd.own.toFixed(2)} B`);
+      expect(shinEnd.own, shinEnd.sites.join("\n")).toBeLessThan(1);
+    },
+    150_000,
+  );
 });
