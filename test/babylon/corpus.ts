@@ -104,6 +104,13 @@ function pickEffectors(ik: FabrikBehavior, targets: Vector3[], refused: string[]
   };
   for (const role of ROLE_EFFECTORS) {
     if (ik.roles[role] === undefined) continue;
+    // A foot kept under the root for Blender's IK is placed through its leg (the shin bends so its end meets
+    // the target, and the foot bone is moved there): the walk's joint rotations do not describe that, and the
+    // feature has tests of its own (fabrikBehavior.shinEnd).
+    if (ik.shinOf(role) >= 0) {
+      refused.push(`${role}: placed at its shin's end, not a chain of its own`);
+      continue;
+    }
     const target = new Vector3();
     try {
       ik.setTarget(role, target);
