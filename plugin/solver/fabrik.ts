@@ -26,12 +26,12 @@ import {
   forwardPassOriented as forwardPassOrientedBinding,
 } from "./orientedPasses.js";
 import type { SolvePlan, SolveReport } from "./plan.js";
+import { applyPoles as applyPolesBinding } from "./poles.js";
 import {
-  applyPoles as applyPolesBinding,
   bendAcrossLine as bendAcrossLineBinding,
-  foldSwivelled as foldSwivelledBinding,
   bendCollinearChains as bendCollinearChainsBinding,
-} from "./poles.js";
+  foldSwivelled as foldSwivelledBinding,
+} from "./straightFold.js";
 import type { Pose } from "./pose.js";
 import { measureResiduals as measureResidualsBinding } from "./residuals.js";
 import { seedTwoBoneChain as seedTwoBoneChainBinding } from "./twoBoneSeed.js";
