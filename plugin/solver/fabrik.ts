@@ -93,8 +93,8 @@ export const DEFAULT_TOLERANCE = 1e-3;
 export const DEFAULT_MAX_ITERATIONS = 100;
 
 /**
- * An iteration that lowers the summed residual by less than this fraction of the tolerance counts as a stall:
- * at that rate reaching the tolerance would take more than a thousand further iterations.
+ * Out of reach, an iteration that lowers the summed residual by less than this fraction of the tolerance
+ * means the pose has settled: at that rate it would take a thousand more iterations to move by a tolerance.
  */
 const STALL_FRACTION = 1e-3;
 /** Retries of a lock escape that found nothing better (escapes themselves are bounded by the iteration cap). */
@@ -453,7 +453,7 @@ function keepsLimits(plan: SolvePlan, c: number, orientations: Float64Array, inp
   temp[23] = 1;
   for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++) {
     const r = rotatingJoints[ri];
-    const flags = plan.limits.flags[r];
+    const flags = limits.flags[r];
     if ((flags & LIMIT_ROTATION) === 0) continue;
     if (flags & LIMIT_FIXED) {
       if (input) continue;
@@ -508,7 +508,7 @@ function iterateComponent(
   // to the configuration it has: it escapes only a lock on a limit, since another configuration would make
   // the limb jump between frames.
   const smallStep = targetsNearInput(plan, c, positions, targets);
-  // A two-bone limb bending at a hinge is answered in closed form when its root's limits allow it.
+  // A two-bone limb is answered in closed form when its joints' limits allow it.
   const branched = oriented && !plan.componentIsPath[c];
   if (
     oriented &&
