@@ -1,7 +1,7 @@
 import type { JointLimits } from "../solver/limits.js";
 import type { Pose } from "../solver/pose.js";
 import { quatConjugateMultiply, quatRotate } from "../solver/quaternion.js";
-import { PoseLayer } from "../helpers/poseLayer.js";
+import { PoseLayer } from "./poseLayer.js";
 import {
   animatedKnee,
   KNEE_FOOT_LOCAL,
@@ -11,7 +11,7 @@ import {
   KNEE_SLOTS,
   placeKnee,
   restBendAxis,
-} from "../helpers/shinEnd.js";
+} from "./shinEnd.js";
 import { toJointSpace } from "./forwardKinematics.js";
 import { PoseReader } from "./poseReader.js";
 import { slerpFrom } from "./rotationWriter.js";

@@ -10,7 +10,13 @@ import { toJointSpace } from "../babylon/forwardKinematics.js";
 import { PoseReader } from "../babylon/poseReader.js";
 import type { SkeletonRig } from "../babylon/skeletonRig.js";
 import { FabrikError } from "../solver/errors.js";
-import { copy, normalize3, quatScaleAngle, transformDirection, transformPoint } from "./arrayMath.js";
+import {
+  copy,
+  normalize3,
+  quatScaleAngle,
+  transformDirection,
+  transformPoint,
+} from "../babylon/arrayMath.js";
 import {
   quatConjugateMultiply,
   quatFromUnitVectors,
@@ -18,11 +24,11 @@ import {
   quatMultiplyConjugate,
   quatRotate,
 } from "../solver/quaternion.js";
-import { quaternionFromArray, vectorFromArray } from "./arrayToBabylon.js";
+import { quaternionFromArray, vectorFromArray } from "../babylon/arrayToBabylon.js";
 import { commonAncestorOf, resolveLegs, type FootPlacementLeg, type ResolvedLeg } from "./footLegs.js";
 import { addBeforeSolve, attachedScene, frameSeconds } from "./frameHook.js";
 import { createModelTarget } from "./modelTarget.js";
-import { PoseLayer } from "./poseLayer.js";
+import { PoseLayer } from "../babylon/poseLayer.js";
 import {
   animatedKnee,
   KNEE_ANIMATED,
@@ -42,7 +48,7 @@ import {
   kneeReach,
   placeKnee,
   restBendAxis,
-} from "./shinEnd.js";
+} from "../babylon/shinEnd.js";
 import { smoothingFactor } from "./smoothing.js";
 
 export type { FootPlacementLeg } from "./footLegs.js";

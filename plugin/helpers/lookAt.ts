@@ -17,17 +17,17 @@ import {
   slerpDirection,
   transformDirection,
   transformPoint,
-} from "./arrayMath.js";
+} from "../babylon/arrayMath.js";
 import {
   quatConjugateMultiply,
   quatMultiply,
   quatMultiplyConjugate,
   quatRotate,
 } from "../solver/quaternion.js";
-import { quaternionFromArray, vectorFromArray } from "./arrayToBabylon.js";
+import { quaternionFromArray, vectorFromArray } from "../babylon/arrayToBabylon.js";
 import { lookRotation } from "./lookRotation.js";
 import { createModelTarget } from "./modelTarget.js";
-import { PoseLayer } from "./poseLayer.js";
+import { PoseLayer } from "../babylon/poseLayer.js";
 import { smoothingFactor } from "./smoothing.js";
 
 export interface LookAtOptions {

@@ -27,11 +27,7 @@ import {
 } from "./orientedPasses.js";
 import type { SolvePlan, SolveReport } from "./plan.js";
 import { applyPoles as applyPolesBinding } from "./poles.js";
-import {
-  bendAcrossLine as bendAcrossLineBinding,
-  bendCollinearChains as bendCollinearChainsBinding,
-  foldSwivelled as foldSwivelledBinding,
-} from "./straightFold.js";
+import { foldChains as foldChainsBinding, foldSwivelled as foldSwivelledBinding } from "./straightFold.js";
 import type { Pose } from "./pose.js";
 import { measureResiduals as measureResidualsBinding } from "./residuals.js";
 import { seedTwoBoneChain as seedTwoBoneChainBinding } from "./twoBoneSeed.js";
@@ -66,8 +62,7 @@ const backwardPassOriented = backwardPassOrientedBinding;
 const forwardPassOriented = forwardPassOrientedBinding;
 const applyPoles = applyPolesBinding;
 const seedTwoBoneChain = seedTwoBoneChainBinding;
-const bendCollinearChains = bendCollinearChainsBinding;
-const bendAcrossLine = bendAcrossLineBinding;
+const foldChains = foldChainsBinding;
 const foldSwivelled = foldSwivelledBinding;
 const quatConjugateMultiply = quatConjugateMultiplyBinding;
 const quatMultiply = quatMultiplyBinding;
@@ -519,7 +514,7 @@ function iterateComponent(
     if (numbers[MAX_RESIDUAL_SLOT] <= tolerance) return 1;
     // (Out of the hinge's reach after all, by rounding: the passes take it from here.)
   }
-  bendCollinearChains(plan, c, positions, orientations, targets);
+  foldChains(plan, c, positions, orientations, targets, false);
   seedTwoBoneChain(plan, c, positions, targets);
 
   const stall = STALL_FRACTION * tolerance;
@@ -587,7 +582,7 @@ function iterateComponent(
       // the target, where FABRIK only moves joints along that line. Bend it across, once.
       if (bent || !withinLength) break;
       bent = true;
-      bendAcrossLine(plan, c, positions, orientations, targets);
+      foldChains(plan, c, positions, orientations, targets, true);
       previous = Infinity;
       continue;
     }

@@ -39,34 +39,24 @@ const NEAR_FULL = 0.9;
  * line never leaves it, and one whose target is slightly off it needs many passes to fold (Aristidou et al.
  * 2016 perturb it). So before iterating, a chain whose joints all lie within NEAR_LINE of its length from
  * its line is folded to its target (see {@link bendPath}), unless the target is far off that line and well
- * within reach (FAR_FROM_LINE, NEAR_FULL).
+ * within reach (FAR_FROM_LINE, NEAR_FULL). With `always`, every unmet chain is folded however it lies: the
+ * escape of a free chain that stalled.
  */
-export function bendCollinearChains(
+export function foldChains(
   plan: SolvePlan,
   c: number,
   positions: Float64Array,
   orientations: Float64Array,
   targets: Float64Array,
+  always: boolean,
 ): void {
   plan.scratch.temp[SWIVEL] = 0;
-  bendChains(plan, c, positions, orientations, targets, false);
-}
-
-/** Bends every unmet effector's chain across its line, however straight it is: the escape of a free chain. */
-export function bendAcrossLine(
-  plan: SolvePlan,
-  c: number,
-  positions: Float64Array,
-  orientations: Float64Array,
-  targets: Float64Array,
-): void {
-  plan.scratch.temp[SWIVEL] = 0;
-  bendChains(plan, c, positions, orientations, targets, true);
+  foldEach(plan, c, positions, orientations, targets, always);
 }
 
 /**
  * Restart number k of a limited component: every unmet chain that bends at a one-sided hinge folded as
- * {@link bendAcrossLine} does, its plane turned about the line to the target by k golden angles, so
+ * {@link foldChains} does when `always`, its plane turned about the line to the target by k golden angles, so
  * successive restarts try planes spread evenly around it (the plane a limb bends in is what its limits most
  * often rule out). Other chains keep the restart's pose.
  */
@@ -79,10 +69,10 @@ export function foldSwivelled(
   k: number,
 ): void {
   plan.scratch.temp[SWIVEL] = k * GOLDEN_ANGLE + 1;
-  bendChains(plan, c, positions, orientations, targets, true);
+  foldEach(plan, c, positions, orientations, targets, true);
 }
 
-function bendChains(
+function foldEach(
   plan: SolvePlan,
   c: number,
   positions: Float64Array,

@@ -1,7 +1,7 @@
 import type { Bone } from "@babylonjs/core/Bones/bone.js";
 import { Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
-import type { SkeletonRig } from "../babylon/skeletonRig.js";
+import type { SkeletonRig } from "./skeletonRig.js";
 import { quaternionFromArray, vectorFromArray } from "./arrayToBabylon.js";
 
 const POSITION = 1;
