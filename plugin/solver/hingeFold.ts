@@ -43,7 +43,7 @@ export function foldAtHinge(
     px = temp[io + 4],
     py = temp[io + 5],
     pz = temp[io + 6];
-  const first = effectorPathStart[e],
+  const first = plan.effectorChainStart[e],
     last = effectorPathStart[e + 1];
   let a = 0,
     b = 0;
@@ -95,9 +95,9 @@ export function hingeSide(plan: SolvePlan, e: number, orientations: Float64Array
   const { effectorPath, effectorPathStart, limits } = plan;
   const parents = plan.rig.parents;
   const temp = plan.scratch.temp;
-  for (let i = effectorPathStart[e]; i < effectorPathStart[e + 1] - 1; i++) {
+  for (let i = plan.effectorChainStart[e]; i < effectorPathStart[e + 1] - 1; i++) {
     const h = effectorPath[i];
-    const kind = plan.limits.flags[h] & (LIMIT_HINGE | LIMIT_FIXED);
+    const kind = plan.scratch.flags[h] & (LIMIT_HINGE | LIMIT_FIXED);
     if (kind !== LIMIT_HINGE || plan.scratch.rotatingIndex[h] < 0) continue;
     const p = parents[h];
     // Δ = rest⁻¹ · parent⁻¹ · orientation, as the limits measure it.
