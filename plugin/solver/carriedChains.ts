@@ -23,7 +23,6 @@ const quatRotate = quatRotateBinding;
 const PULL_BAND = 0.1;
 /** How far inside its reach a carried chain asks its base to be, in tolerances: a margin for round-off. */
 const REACH_MARGIN = 0.25;
-const PULL_GAIN = Number(process.env.PG ?? 1);
 
 /** The joins of a plan, per joint. */
 export interface CarriedChains {
@@ -56,7 +55,7 @@ export function joinCarriedChains(
   const bases: number[] = [];
   const movableChildren = new Int32Array(n);
   const onlyChild = new Int32Array(n);
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     movableChildren.fill(0);
     for (let j = 0; j < n; j++) {
@@ -92,8 +91,17 @@ export function joinCarriedChains(
  * effector can reach from it, ignoring limits).
  */
 export function measureCarriedChains(plan: SolvePlan): void {
-  const { carriedBases, carriedTip, held, carriedOffset, carriedReach, boneLength, localOffset, inputLocal, temp } =
-    plan.scratch;
+  const {
+    carriedBases,
+    carriedTip,
+    held,
+    carriedOffset,
+    carriedReach,
+    boneLength,
+    localOffset,
+    inputLocal,
+    temp,
+  } = plan.scratch;
   const parents = plan.rig.parents;
   for (let i = 0; i < carriedBases.length; i++) {
     const b = carriedBases[i];
@@ -128,12 +136,17 @@ export function measureCarriedChains(plan: SolvePlan): void {
  * where it is, or where it is when its target is within reach) and how firmly (its branch's weight, fading
  * to none once the target is PULL_BAND of the reach inside it).
  */
-export function aimCarriedChains(plan: SolvePlan, c: number, positions: Float64Array, targets: Float64Array): void {
+export function aimCarriedChains(
+  plan: SolvePlan,
+  c: number,
+  positions: Float64Array,
+  targets: Float64Array,
+): void {
   const { carriedBases, carriedTip, carriedReach, carriedGoal, carriedWeight, branchWeight } = plan.scratch;
   const activeIndex = plan.activeIndex;
   const start = plan.componentStart[c],
     end = plan.componentStart[c + 1];
-  const margin = REACH_MARGIN * plan.scratch.numbers[0];
+  const tolerance = plan.scratch.numbers[0];
   for (let i = 0; i < carriedBases.length; i++) {
     const b = carriedBases[i];
     const k = activeIndex[b];
@@ -149,7 +162,8 @@ export function aimCarriedChains(plan: SolvePlan, c: number, positions: Float64A
     const depth = Math.min(outer - d, d - inner);
     const band = PULL_BAND * outer;
     const pull = depth <= 0 ? 1 : depth >= band ? 0 : 1 - depth / band;
-    carriedWeight[b] = PULL_GAIN * pull * branchWeight[b];
+    carriedWeight[b] = pull * branchWeight[b];
+    const margin = REACH_MARGIN * tolerance;
     const low = Math.min(inner + margin, 0.5 * (inner + outer)),
       high = Math.max(outer - margin, 0.5 * (inner + outer));
     const want = d < low ? low : d > high ? high : d;
@@ -158,4 +172,14 @@ export function aimCarriedChains(plan: SolvePlan, c: number, positions: Float64A
     carriedGoal[b3 + 1] = d > 0 ? targets[e3 + 1] + s * dy : positions[b3 + 1];
     carriedGoal[b3 + 2] = d > 0 ? targets[e3 + 2] + s * dz : positions[b3 + 2];
   }
+}
+
+/**
+ * Where effector e's path starts for folding and bending as a whole: at its component's base, or, in a
+ * carried chain, below the carried base (the held joints above it never bend).
+ */
+export function bendingPathStart(plan: SolvePlan, e: number): number {
+  const k = plan.effectorChainStart[e];
+  const top = plan.rig.parents[plan.effectorPath[k]];
+  return plan.scratch.carriedBelow[top] >= 0 ? k : plan.effectorPathStart[e];
 }

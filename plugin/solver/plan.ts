@@ -175,13 +175,7 @@ export interface PlanScratch extends SolveWorkspace {
 }
 
 type LayoutScratchKey =
-  | "effectorOf"
-  | "movable"
-  | "rotatingIndex"
-  | "held"
-  | "carriedTip"
-  | "carriedBelow"
-  | "carriedBases";
+  "effectorOf" | "movable" | "rotatingIndex" | "held" | "carriedTip" | "carriedBelow" | "carriedBases";
 
 /** Compiles the plan for a set of effectors. Throws a {@link FabrikError} naming the effector or joint at fault. */
 export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
@@ -479,8 +473,7 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
   };
   const derived = { effectorOf, movable, rotatingIndex, ...carried };
   const shared = layoutSource !== undefined && sameLayout(plan, derived, layoutSource) ? layoutSource : null;
-  const layoutScratch: Pick<PlanScratch, LayoutScratchKey> =
-    shared !== null ? shared.scratch : derived;
+  const layoutScratch: Pick<PlanScratch, LayoutScratchKey> = shared !== null ? shared.scratch : derived;
   if (shared !== null) {
     const fields = plan as unknown as Record<string, unknown>;
     for (const key of LAYOUT_FIELDS) fields[key] = shared[key];

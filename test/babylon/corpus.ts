@@ -9,7 +9,7 @@ import { PoseReader } from "../../plugin/babylon/poseReader.js";
 import { buildSkeletonRigs } from "../../plugin/babylon/skeletonRig.js";
 import { FabrikError } from "../../plugin/solver/errors.js";
 import { quatMultiply } from "../../plugin/solver/quaternion.js";
-import { StabilityCounter, turnBetween } from "../robustness/stability.js";
+import { StabilityCounter } from "../robustness/stability.js";
 import { ASSETS_DIR, OWN_CHARACTERS, type Character, type Loaded } from "./characters.js";
 import { LimitedWalk, type HangingArm } from "./corpusMotion.js";
 
@@ -189,7 +189,7 @@ export function runCorpus(
   const restOrientations = reader.orientations.slice();
   const restLocals = { t: reader.localTranslations.slice(), r: reader.localRotations.slice() };
   const scales = reader.localScales.slice();
-  // Held joints (carrying another chain, see plugin/solver/carriedChains.ts) keep their rotation in a solve.
+  // Held joints (carrying another chain: plugin/solver/carriedChains.ts) keep their rotation in a solve.
   const moving = Array.from(new Set(plan.rotatingJoints)).filter((j) => plan.scratch.held[j] !== 1);
   const walk = new LimitedWalk(ik.limits!, moving, frames, seed, {
     arms: hangingArms(ik),
@@ -206,8 +206,6 @@ export function runCorpus(
 
   const misses = new Array<number>(plan.effectorCount).fill(0);
   const counter = new StabilityCounter();
-  let dbgPrev: Float64Array | null = null;
-  const dbgReport = { it: 0, esc: 0 };
   let frame = 0;
   let met = 0,
     worst = 0,
@@ -227,8 +225,6 @@ export function runCorpus(
     solves++;
     iterations += report.iterations;
     maxIterations = Math.max(maxIterations, report.iterations);
-    dbgReport.it = report.iterations;
-    dbgReport.esc = report.escapes;
   });
   // Before the behavior solves: this frame's targets, from the walk's pose by forward kinematics.
   const before = scene.onBeforeRenderObservable.add(
@@ -281,12 +277,6 @@ export function runCorpus(
         if (!same && !written.has(j)) touched++;
       }
       if (frameWorst <= MET) met++;
-      if (process.env.CORPUS_DEBUG && dbgPrev) {
-        let big = 0, bj = -1; const all: string[] = [];
-        for (let j = 0; j < n; j++) { const t = turnBetween(dbgPrev, 4 * j, reader.localRotations, 4 * j); if (t > 0.03) all.push(`${rig.names[j]}:${(t * 180 / Math.PI).toFixed(0)}`); if (t > big) { big = t; bj = j; } }
-        if (big > (10 * Math.PI) / 180) console.log(`DBG f${frame} ${rig.names[bj]} ${(big * 180 / Math.PI).toFixed(1)}° it ${dbgReport.it} esc ${dbgReport.esc} worst ${frameWorst.toExponential(1)} ${all.join(" ")}`);
-      }
-      dbgPrev = reader.localRotations.slice();
       counter.record(reader.localRotations.slice(), frameWorst <= MET);
     },
     undefined,
