@@ -21,6 +21,7 @@ import {
 } from "./lockEscape.js";
 import { restartComponent as restartComponentBinding } from "./restart.js";
 import { placeTwoBoneLimb as placeTwoBoneLimbBinding } from "./twoBoneLimb.js";
+import { measureCarriedChains as measureCarriedChainsBinding } from "./carriedChains.js";
 import {
   backwardPassOriented as backwardPassOrientedBinding,
   forwardPassOriented as forwardPassOrientedBinding,
@@ -55,6 +56,7 @@ const escapeLock = escapeLockBinding;
 const measureResiduals = measureResidualsBinding;
 const restartComponent = restartComponentBinding;
 const placeTwoBoneLimb = placeTwoBoneLimbBinding;
+const measureCarriedChains = measureCarriedChainsBinding;
 const targetsWithinLength = targetsWithinLengthBinding;
 const restorePose = restorePoseBinding;
 const savePose = savePoseBinding;
@@ -125,6 +127,11 @@ export function solvePlan(
   settings: SolveSettings = EMPTY_SETTINGS,
 ): SolveReport {
   validateSolveInput(plan, pose, targets, settings);
+  // The limits may have been edited since the last solve; held joints are fixed whatever their limits say.
+  const { flags, held } = plan.scratch;
+  const limitFlags = plan.limits.flags;
+  for (let j = 0; j < flags.length; j++)
+    flags[j] = held[j] === 1 ? limitFlags[j] | LIMIT_FIXED : limitFlags[j];
   const { positions, orientations } = pose;
   const maxIterations = settings.maxIterations ?? DEFAULT_MAX_ITERATIONS;
   // Doubles passed as arguments to calls V8 does not inline get boxed, which allocates; the tolerance
@@ -135,6 +142,7 @@ export function solvePlan(
   const oriented = plan.scratch.componentOriented;
   for (let c = 0; c < plan.componentCount; c++) oriented[c] = needsOrientedPasses(plan, c) ? 1 : 0;
   measurePose(plan, positions, orientations);
+  if (plan.scratch.carriedBases.length > 0) measureCarriedChains(plan);
   const report = plan.report;
   const moved = plan.scratch.componentMoved;
   report.escapes = 0;
@@ -349,7 +357,7 @@ function measureJoint(
  */
 function needsOrientedPasses(plan: SolvePlan, c: number): boolean {
   if (!plan.componentIsPath[c]) return true;
-  const flags = plan.limits.flags;
+  const flags = plan.scratch.flags;
   for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++) {
     if (flags[plan.rotatingJoints[ri]] & LIMIT_ROTATION) return true;
   }
@@ -411,7 +419,7 @@ function solveComponent(
  * limits in it (the base turns; its own bone, above the component, never stretches).
  */
 function hasLimit(plan: SolvePlan, c: number, mask: number): boolean {
-  const flags = plan.limits.flags;
+  const flags = plan.scratch.flags;
   if (flags[plan.componentBase[c]] & mask & LIMIT_ROTATION) return true;
   for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++) {
     if (flags[plan.activeJoints[k]] & mask) return true;
@@ -433,7 +441,7 @@ function keepsLimits(plan: SolvePlan, c: number, orientations: Float64Array, inp
     const boneLength = plan.scratch.boneLength;
     for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++) {
       const j = plan.activeJoints[k];
-      if ((limits.flags[j] & LIMIT_STRETCH) === 0) continue;
+      if ((plan.scratch.flags[j] & LIMIT_STRETCH) === 0) continue;
       const len = boneLength[j];
       if (
         len < limits.stretch[2 * j] * (1 - LIMIT_SLACK) ||
@@ -448,7 +456,7 @@ function keepsLimits(plan: SolvePlan, c: number, orientations: Float64Array, inp
   temp[23] = 1;
   for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++) {
     const r = rotatingJoints[ri];
-    const flags = limits.flags[r];
+    const flags = plan.scratch.flags[r];
     if ((flags & LIMIT_ROTATION) === 0) continue;
     if (flags & LIMIT_FIXED) {
       if (input) continue;

@@ -1,3 +1,4 @@
+import { bendingPathStart as bendingPathStartBinding } from "./carriedChains.js";
 import { measureHingeAngle as measureHingeAngleBinding } from "./jointLimitProjection.js";
 import { LIMIT_FIXED as LIMIT_FIXEDBinding, LIMIT_HINGE as LIMIT_HINGEBinding } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
@@ -7,6 +8,7 @@ import {
 } from "./quaternion.js";
 
 // Local copies: a constant imported from another module is read through a getter under test transforms.
+const bendingPathStart = bendingPathStartBinding;
 const LIMIT_HINGE = LIMIT_HINGEBinding;
 const LIMIT_FIXED = LIMIT_FIXEDBinding;
 const measureHingeAngle = measureHingeAngleBinding;
@@ -43,7 +45,7 @@ export function foldAtHinge(
     px = temp[io + 4],
     py = temp[io + 5],
     pz = temp[io + 6];
-  const first = effectorPathStart[e],
+  const first = bendingPathStart(plan, e),
     last = effectorPathStart[e + 1];
   let a = 0,
     b = 0;
@@ -95,9 +97,9 @@ export function hingeSide(plan: SolvePlan, e: number, orientations: Float64Array
   const { effectorPath, effectorPathStart, limits } = plan;
   const parents = plan.rig.parents;
   const temp = plan.scratch.temp;
-  for (let i = effectorPathStart[e]; i < effectorPathStart[e + 1] - 1; i++) {
+  for (let i = bendingPathStart(plan, e); i < effectorPathStart[e + 1] - 1; i++) {
     const h = effectorPath[i];
-    const kind = plan.limits.flags[h] & (LIMIT_HINGE | LIMIT_FIXED);
+    const kind = plan.scratch.flags[h] & (LIMIT_HINGE | LIMIT_FIXED);
     if (kind !== LIMIT_HINGE || plan.scratch.rotatingIndex[h] < 0) continue;
     const p = parents[h];
     // Δ = rest⁻¹ · parent⁻¹ · orientation, as the limits measure it.

@@ -213,7 +213,7 @@ function turnToward(
   temp[ID + 3] = 1;
   const parentArray = p >= 0 ? orientations : temp;
   const po = p >= 0 ? 4 * p : ID;
-  const flags = limits.flags[r];
+  const flags = plan.scratch.flags[r];
   if (flags & LIMIT_FIXED) {
     quatMultiply(temp, Q, parentArray, po, inputLocal, r4);
   } else if (flags & LIMIT_ROTATION) {

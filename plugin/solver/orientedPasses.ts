@@ -1,3 +1,4 @@
+import { aimCarriedChains as aimCarriedChainsBinding } from "./carriedChains.js";
 import { projectRotation as projectRotationBinding } from "./jointLimitProjection.js";
 import {
   LIMIT_FIXED as LIMIT_FIXEDBinding,
@@ -17,6 +18,7 @@ import {
 
 // Module-local references to imported bindings: hot loops use these, because test transforms turn every
 // read of an import into a getter call, which dominated profiles.
+const aimCarriedChains = aimCarriedChainsBinding;
 const projectRotation = projectRotationBinding;
 const LIMIT_FIXED = LIMIT_FIXEDBinding;
 const LIMIT_HINGE = LIMIT_HINGEBinding;
@@ -97,7 +99,7 @@ export function backwardPassOriented(
   const parents = rig.parents;
   const { rotatingIndex, boneLength, localOffset, inputLocal, temp } = plan.scratch;
   const onLimit = plan.report.onLimit;
-  const flags = limits.flags;
+  const flags = plan.scratch.flags;
   // All four: the workspace may hold anything from another plan's solve (see SolveWorkspace).
   temp[ID] = 0;
   temp[ID + 1] = 0;
@@ -184,8 +186,9 @@ export function forwardPassOriented(
 ): void {
   const { activeJoints, activeChildStart, activeChildren, limits, effectorWeights } = plan;
   const { rotatingIndex, effectorOf, branchWeight, boneLength, localOffset, inputLocal, temp } = plan.scratch;
-  const flags = limits.flags;
+  const flags = plan.scratch.flags;
   const start = plan.componentStart[c];
+  if (plan.scratch.carriedBases.length > 0) aimCarriedChains(plan, c, positions, targets);
   for (let k = plan.componentStart[c + 1] - 1; k >= start; k--) {
     const j = activeJoints[k];
     const j3 = 3 * j,
@@ -675,7 +678,8 @@ function fitToChildren(
   free: boolean,
 ): void {
   const { activeChildren } = plan;
-  const { branchWeight, boneLength, localOffset } = plan.scratch;
+  const { branchWeight, boneLength, localOffset, carriedBelow, carriedWeight, carriedOffset, carriedGoal } =
+    plan.scratch;
   const r3 = 3 * r,
     r4 = 4 * r;
   temp[out] = orientations[r4];
@@ -695,15 +699,28 @@ function fitToChildren(
     cx = cy = cz = 0;
     for (let k = first; k < last; k++) {
       const ch = activeChildren[k];
-      const w = branchWeight[ch],
-        len = boneLength[ch];
-      cx += w * positions[3 * ch];
-      cy += w * positions[3 * ch + 1];
-      cz += w * positions[3 * ch + 2];
-      ox += w * len * localOffset[3 * ch];
-      oy += w * len * localOffset[3 * ch + 1];
-      oz += w * len * localOffset[3 * ch + 2];
+      // A carried chain's run counts by its base: where it asks to be, as firmly as it asks.
+      const b = carriedBelow[ch];
+      const w = b >= 0 ? carriedWeight[b] : branchWeight[ch];
+      const pa = b >= 0 ? carriedGoal : positions,
+        p3 = b >= 0 ? 3 * b : 3 * ch;
+      const oa = b >= 0 ? carriedOffset : localOffset,
+        o3 = b >= 0 ? 3 * b : 3 * ch,
+        len = b >= 0 ? 1 : boneLength[ch];
+      cx += w * pa[p3];
+      cy += w * pa[p3 + 1];
+      cz += w * pa[p3 + 2];
+      ox += w * len * oa[o3];
+      oy += w * len * oa[o3 + 1];
+      oz += w * len * oa[o3 + 2];
       sw += w;
+    }
+    if (!(sw > 0)) {
+      // No branch asks anything of this joint: it stays as it is.
+      temp[FIT] = positions[r3];
+      temp[FIT + 1] = positions[r3 + 1];
+      temp[FIT + 2] = positions[r3 + 2];
+      return;
     }
     cx /= sw;
     cy /= sw;
@@ -721,15 +738,21 @@ function fitToChildren(
       dot = 0;
     for (let k = first; k < last; k++) {
       const ch = activeChildren[k];
-      const w = branchWeight[ch],
-        len = boneLength[ch];
-      temp[W] = len * localOffset[3 * ch] - ox;
-      temp[W + 1] = len * localOffset[3 * ch + 1] - oy;
-      temp[W + 2] = len * localOffset[3 * ch + 2] - oz;
+      const b = carriedBelow[ch];
+      const w = b >= 0 ? carriedWeight[b] : branchWeight[ch];
+      if (!(w > 0)) continue;
+      const pa = b >= 0 ? carriedGoal : positions,
+        p3 = b >= 0 ? 3 * b : 3 * ch;
+      const oa = b >= 0 ? carriedOffset : localOffset,
+        o3 = b >= 0 ? 3 * b : 3 * ch,
+        len = b >= 0 ? 1 : boneLength[ch];
+      temp[W] = len * oa[o3] - ox;
+      temp[W + 1] = len * oa[o3 + 1] - oy;
+      temp[W + 2] = len * oa[o3 + 2] - oz;
       quatRotate(temp, V, temp, out, temp, W);
-      const dx = positions[3 * ch] - cx,
-        dy = positions[3 * ch + 1] - cy,
-        dz = positions[3 * ch + 2] - cz;
+      const dx = pa[p3] - cx,
+        dy = pa[p3 + 1] - cy,
+        dz = pa[p3 + 2] - cz;
       wx += w * (temp[V + 1] * dz - temp[V + 2] * dy);
       wy += w * (temp[V + 2] * dx - temp[V] * dz);
       wz += w * (temp[V] * dy - temp[V + 1] * dx);

@@ -1,5 +1,6 @@
 import { FabrikError, describeJoint } from "./errors.js";
 import { createJointLimits, type JointLimits } from "./limits.js";
+import { joinCarriedChains } from "./carriedChains.js";
 import { packTypedArrays } from "./packArrays.js";
 import { findJoint, type Rig } from "./rig.js";
 import { checkWorkspace, createSolveWorkspace, type SolveWorkspace } from "./workspace.js";
@@ -160,6 +161,11 @@ export interface PlanScratch extends SolveWorkspace {
   readonly movable: Uint8Array;
   /** Index in rotatingJoints per joint, or -1. */
   readonly rotatingIndex: Int32Array;
+  /** Chains carried by another chain's joints, joined into its component (see carriedChains.ts). */
+  readonly held: Uint8Array;
+  readonly carriedTip: Int32Array;
+  readonly carriedBelow: Int32Array;
+  readonly carriedBases: Int32Array;
   /** Sum of effector weights in each active joint's subtree: its pull in a parent's centroid. */
   readonly branchWeight: Float64Array;
   /** 1 for components that moved in this solve (their passive joints follow). */
@@ -167,6 +173,9 @@ export interface PlanScratch extends SolveWorkspace {
   /** 1 for components solved with the oriented passes this solve (limits or branches). */
   readonly componentOriented: Uint8Array;
 }
+
+type LayoutScratchKey =
+  "effectorOf" | "movable" | "rotatingIndex" | "held" | "carriedTip" | "carriedBelow" | "carriedBases";
 
 /** Compiles the plan for a set of effectors. Throws a {@link FabrikError} naming the effector or joint at fault. */
 export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
@@ -256,6 +265,8 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
     effectorOf[j] = e;
   }
 
+  const carried = joinCarriedChains(parents, movable, pinned, effectorOf);
+  const { held, carriedTip } = carried;
   const movableChildren = new Int32Array(n);
   for (let j = 0; j < n; j++) if (movable[j]) movableChildren[parents[j]]++;
 
@@ -393,7 +404,8 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
   for (let e = 0; e < m; e++) {
     let k = effectorPathStart[e];
     for (let i = effectorPathStart[e]; i < effectorPathStart[e + 1] - 1; i++) {
-      if (movableChildren[effectorPath[i]] > 1 || effectorOf[effectorPath[i]] >= 0) k = i + 1;
+      const j = effectorPath[i];
+      if (movableChildren[j] > 1 || effectorOf[j] >= 0 || held[j] || carriedTip[j] >= 0) k = i + 1;
     }
     effectorChainStart[e] = k;
   }
@@ -459,10 +471,9 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
     componentMoved: new Uint8Array(componentCount),
     componentOriented: new Uint8Array(componentCount),
   };
-  const derived = { effectorOf, movable, rotatingIndex };
+  const derived = { effectorOf, movable, rotatingIndex, ...carried };
   const shared = layoutSource !== undefined && sameLayout(plan, derived, layoutSource) ? layoutSource : null;
-  const layoutScratch: Pick<PlanScratch, "effectorOf" | "movable" | "rotatingIndex"> =
-    shared !== null ? shared.scratch : derived;
+  const layoutScratch: Pick<PlanScratch, LayoutScratchKey> = shared !== null ? shared.scratch : derived;
   if (shared !== null) {
     const fields = plan as unknown as Record<string, unknown>;
     for (const key of LAYOUT_FIELDS) fields[key] = shared[key];
@@ -479,6 +490,10 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
     effectorOf: layoutScratch.effectorOf,
     movable: layoutScratch.movable,
     rotatingIndex: layoutScratch.rotatingIndex,
+    held: layoutScratch.held,
+    carriedTip: layoutScratch.carriedTip,
+    carriedBelow: layoutScratch.carriedBelow,
+    carriedBases: layoutScratch.carriedBases,
     ...own,
     ...workspace,
   };
@@ -516,7 +531,7 @@ const LAYOUT_FIELDS = [
 
 function sameLayout(
   plan: SolvePlan,
-  scratch: Pick<PlanScratch, "effectorOf" | "movable" | "rotatingIndex">,
+  scratch: Pick<PlanScratch, LayoutScratchKey>,
   other: SolvePlan,
 ): boolean {
   if (plan.effectorCount !== other.effectorCount || plan.componentCount !== other.componentCount)
@@ -526,6 +541,8 @@ function sameLayout(
     !sameNumbers(scratch.effectorOf, other.scratch.effectorOf) ||
     !sameNumbers(scratch.movable, other.scratch.movable) ||
     !sameNumbers(scratch.rotatingIndex, other.scratch.rotatingIndex) ||
+    !sameNumbers(scratch.held, other.scratch.held) ||
+    !sameNumbers(scratch.carriedBelow, other.scratch.carriedBelow) ||
     plan.chains.length !== other.chains.length
   )
     return false;

@@ -67,7 +67,7 @@ export function restartComponent(
     positions[j3] = positions[3 * q] + len * temp[V];
     positions[j3 + 1] = positions[3 * q + 1] + len * temp[V + 1];
     positions[j3 + 2] = positions[3 * q + 2] + len * temp[V + 2];
-    if (rotatingIndex[j] >= 0 && plan.limits.flags[j] & LIMIT_ROTATION) {
+    if (rotatingIndex[j] >= 0 && plan.scratch.flags[j] & LIMIT_ROTATION) {
       startLocal(plan, j, k, temp);
       quatMultiply(orientations, 4 * j, orientations, q4, temp, L);
     } else {
@@ -80,7 +80,7 @@ export function restartComponent(
 /** temp[L..] = joint j's local rotation for restart k (its input rotation when free or fixed). */
 function startLocal(plan: SolvePlan, j: number, k: number, temp: Float64Array): void {
   const limits = plan.limits;
-  const flags = limits.flags[j];
+  const flags = plan.scratch.flags[j];
   if ((flags & LIMIT_ROTATION) === 0 || flags & LIMIT_FIXED) {
     for (let i = 0; i < 4; i++) temp[L + i] = plan.scratch.inputLocal[4 * j + i];
     return;

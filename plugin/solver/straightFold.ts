@@ -1,7 +1,9 @@
+import { bendingPathStart as bendingPathStartBinding } from "./carriedChains.js";
 import { foldAtHinge as foldAtHingeBinding, hingeSide as hingeSideBinding } from "./hingeFold.js";
 import type { SolvePlan } from "./plan.js";
 
 // Local copies: a constant imported from another module is read through a getter under test transforms.
+const bendingPathStart = bendingPathStartBinding;
 const TOLERANCE_SLOT = 0;
 const foldAtHinge = foldAtHingeBinding;
 const hingeSide = hingeSideBinding;
@@ -86,8 +88,8 @@ function foldEach(
   const temp = plan.scratch.temp;
   for (let k = plan.componentEffectorStart[c]; k < plan.componentEffectorStart[c + 1]; k++) {
     const e = plan.componentEffectors[k];
-    // The path from the component's base, which it bends from.
-    const first = effectorPathStart[e],
+    // The path it bends as a whole: from the component's base, or below a carried chain's base.
+    const first = bendingPathStart(plan, e),
       last = effectorPathStart[e + 1];
     if (last - first < 2 || plan.effectorHasPole[e]) continue; // one bone cannot bend; a pole decides itself
     const b3 = 3 * plan.rig.parents[effectorPath[first]];
@@ -236,7 +238,7 @@ function bendPath(
     }
   }
   // The arc runs from the base to the target: its plane holds the line to the target and the side.
-  const b3 = 3 * plan.rig.parents[effectorPath[effectorPathStart[e]]];
+  const b3 = 3 * plan.rig.parents[effectorPath[bendingPathStart(plan, e)]];
   const e3 = 3 * e;
   let tx = targets[e3] - positions[b3],
     ty = targets[e3 + 1] - positions[b3 + 1],
@@ -292,7 +294,7 @@ function bendPath(
   // whole path spans Θ(k), so its ends lie 2 sin(Θ/2) / k apart. Θ grows with k and the span shrinks (until
   // the circle closes), so bisecting on k finds the circle whose chords reach exactly to the target.
   const { boneLength } = plan.scratch;
-  const first = effectorPathStart[e],
+  const first = bendingPathStart(plan, e),
     last = effectorPathStart[e + 1];
   let longest = 0;
   for (let i = first; i < last; i++)

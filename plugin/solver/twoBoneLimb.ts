@@ -51,6 +51,7 @@ const DELTA = 24; // its rotation relative to rest, then projected
 const BEND = 28; // the middle joint's new local rotation
 const ANGLE = 32; // the hinge angle now
 const AXIS = 56; // the bend, a rotation about the hinge (or bend) axis
+const GIVEN = 60; // the root as given, below its parent as it is now
 const LIMIT = 36; // projectRotation scratch (16)
 const FRAME = 52; // the frame the middle joint bends from
 const SAMPLES = 48;
@@ -73,7 +74,7 @@ export function placeTwoBoneLimb(
   const first = plan.effectorChainStart[e],
     last = effectorPathStart[e + 1];
   if (last - first !== 2 || plan.effectorHasPole[e]) return false;
-  const flags = plan.limits.flags;
+  const flags = plan.scratch.flags;
   const m = effectorPath[first],
     t = effectorPath[first + 1];
   const b = plan.rig.parents[m];
@@ -101,8 +102,20 @@ export function placeTwoBoneLimb(
   uy /= d;
   uz /= d;
 
+  // The limb as it was given, hung from where its parent is now: every answer is a turn of that, so the limb
+  // follows from its parent and its target alone, whatever passes ran before.
+  const p = plan.rig.parents[b];
+  if (p >= 0) for (let i = 0; i < 4; i++) temp[PARENT + i] = orientations[4 * p + i];
+  else {
+    temp[PARENT] = 0;
+    temp[PARENT + 1] = 0;
+    temp[PARENT + 2] = 0;
+    temp[PARENT + 3] = 1;
+  }
+  quatMultiply(temp, GIVEN, temp, PARENT, inputLocal, 4 * b);
+
   // The bend: a hinge turns about its axis from its rest frame; any other middle joint bends in the plane it
-  // bends in now, about the axis across both its bones, from its local rotation now.
+  // bent in as given, about the axis across both its bones, from its local rotation as given.
   const wx = localOffset[t3],
     wy = localOffset[t3 + 1],
     wz = localOffset[t3 + 2];
@@ -113,7 +126,7 @@ export function placeTwoBoneLimb(
     hy = limits.hingeAxis[m3 + 1];
     hz = limits.hingeAxis[m3 + 2];
   } else {
-    quatConjugateMultiply(temp, FRAME, orientations, 4 * b, orientations, m4);
+    for (let i = 0; i < 4; i++) temp[FRAME + i] = inputLocal[m4 + i];
     quatRotateInverse(temp, VEC, temp, FRAME, localOffset, m3);
     hx = temp[VEC + 1] * wz - temp[VEC + 2] * wy;
     hy = temp[VEC + 2] * wx - temp[VEC] * wz;
@@ -135,8 +148,9 @@ export function placeTwoBoneLimb(
   const C = ox * (hy * wz - hz * wy) + oy * (hz * wx - hx * wz) + oz * (hx * wy - hy * wx);
   const R = Math.sqrt(B * B + C * C);
   if (!(R > 1e-9)) return false; // the hinge turns the lower bone about its own line: no bend to choose
+  // Too far (or too near) for any bend: the bend that comes nearest, straightest (or most folded).
   const cos = ((d * d - lm * lm - lt * lt) / (2 * lm * lt) - A) / R;
-  if (!(cos >= -1 - 1e-12 && cos <= 1 + 1e-12)) return false; // too near or too far for any bend
+  if (cos !== cos) return false;
   const psi = Math.atan2(C, B);
   const spread = Math.acos(cos > 1 ? 1 : cos < -1 ? -1 : cos);
   // Of the two bends, the nearer to the bend the limb has now (φ = 0 for a joint that is not a hinge),
@@ -145,8 +159,7 @@ export function placeTwoBoneLimb(
     max = hinged ? limits.hinge[2 * m + 1] : Math.PI;
   temp[ANGLE] = 0;
   if (hinged) {
-    quatConjugateMultiply(temp, DELTA, orientations, 4 * b, orientations, m4);
-    quatConjugateMultiply(temp, DELTA, limits.restLocal, m4, temp, DELTA);
+    quatConjugateMultiply(temp, DELTA, limits.restLocal, m4, inputLocal, m4);
     measureHingeAngle(limits, m, temp, DELTA, temp, ANGLE);
   }
   let phi = NaN;
@@ -176,22 +189,14 @@ export function placeTwoBoneLimb(
   temp[VEC + 2] = lm * localOffset[m3 + 2] + lt * temp[VEC + 2];
   const vl = Math.sqrt(temp[VEC] ** 2 + temp[VEC + 1] ** 2 + temp[VEC + 2] ** 2);
   if (!(vl > 0)) return false;
-  // Where the root points v now (world), and the least turn taking it onto the target's direction.
-  quatRotate(temp, VEC, orientations, 4 * b, temp, VEC);
+  // Where the given root points v (world), and the least turn taking it onto the target's direction.
+  quatRotate(temp, VEC, temp, GIVEN, temp, VEC);
   for (let i = 0; i < 3; i++) temp[VEC + i] /= vl;
   temp[AIM] = ux;
   temp[AIM + 1] = uy;
   temp[AIM + 2] = uz;
   quatFromUnitVectors(temp, ARC, temp, VEC, temp, AIM);
-  quatMultiply(temp, ARC, temp, ARC, orientations, 4 * b);
-  const p = plan.rig.parents[b];
-  if (p >= 0) for (let i = 0; i < 4; i++) temp[PARENT + i] = orientations[4 * p + i];
-  else {
-    temp[PARENT] = 0;
-    temp[PARENT + 1] = 0;
-    temp[PARENT + 2] = 0;
-    temp[PARENT + 3] = 1;
-  }
+  quatMultiply(temp, ARC, temp, ARC, temp, GIVEN);
 
   // The swivel: none if the root's limits allow it, else the allowed one nearest to none (searched on a
   // ring of samples, then narrowed toward none by bisection).
@@ -246,7 +251,7 @@ function swivelAllowed(plan: SolvePlan, b: number, k: number): boolean {
   temp[SPIN + 2] = temp[AIM + 2] * s;
   temp[SPIN + 3] = Math.cos(half);
   quatMultiply(temp, ROOT, temp, SPIN, temp, ARC);
-  if ((plan.limits.flags[b] & LIMIT_ROTATION) === 0) return true;
+  if ((plan.scratch.flags[b] & LIMIT_ROTATION) === 0) return true;
   // Δ = rest⁻¹ · parent⁻¹ · root, unchanged by the projection exactly when it keeps the limits.
   quatConjugateMultiply(temp, DELTA, temp, PARENT, temp, ROOT);
   quatConjugateMultiply(temp, DELTA, limits.restLocal, 4 * b, temp, DELTA);

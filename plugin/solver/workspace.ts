@@ -28,6 +28,16 @@ export interface SolveWorkspace {
   readonly savedPositions: Float64Array;
   readonly savedOrientations: Float64Array;
   readonly savedOnLimit: Uint8Array;
+  /** The kind of limit each joint has in this solve: its limit set's, or fixed for a plan's held joints. */
+  readonly flags: Uint8Array;
+  /**
+   * Carried chains (see carriedChains.ts): each carried base's offset in its carrier's frame and its chain's
+   * reach (inner, outer), per solve; where it asks to be and how firmly, per pass.
+   */
+  readonly carriedOffset: Float64Array;
+  readonly carriedReach: Float64Array;
+  readonly carriedGoal: Float64Array;
+  readonly carriedWeight: Float64Array;
   /** Temporaries for quaternion maths. */
   readonly temp: Float64Array;
   /** Per-solve numbers (tolerance, residuals...), kept here so they are never boxed on the way to helpers. */
@@ -44,6 +54,11 @@ const ARRAYS = {
   savedPositions: [Float64Array, 3, 0],
   savedOrientations: [Float64Array, 4, 0],
   savedOnLimit: [Uint8Array, 1, 0],
+  flags: [Uint8Array, 1, 0],
+  carriedOffset: [Float64Array, 3, 0],
+  carriedReach: [Float64Array, 2, 0],
+  carriedGoal: [Float64Array, 3, 0],
+  carriedWeight: [Float64Array, 1, 0],
   temp: [Float64Array, 0, 64],
   numbers: [Float64Array, 0, 8],
 } as const;
@@ -70,6 +85,11 @@ export function createSolveWorkspace(jointCount: number): SolveWorkspace {
     savedPositions: new Float64Array(length("savedPositions")),
     savedOrientations: new Float64Array(length("savedOrientations")),
     savedOnLimit: new Uint8Array(length("savedOnLimit")),
+    flags: new Uint8Array(length("flags")),
+    carriedOffset: new Float64Array(length("carriedOffset")),
+    carriedReach: new Float64Array(length("carriedReach")),
+    carriedGoal: new Float64Array(length("carriedGoal")),
+    carriedWeight: new Float64Array(length("carriedWeight")),
     temp: new Float64Array(length("temp")),
     numbers: new Float64Array(length("numbers")),
   };

@@ -22,22 +22,21 @@ function seedOf(name: string): number {
 const { shared, own } = corpusCharacters();
 
 /*
- * Where the bars are not met yet (docs/convergence.md, "Characters", has the numbers and the causes). The
- * main one: a chain whose base another chain turns or moves (the hands below a chest that the head's chain
- * turns, a head below a body that the tail's chain turns) is solved after it, from wherever it left the
- * base, so its target is met only by chance. These run as expected failures: the day one of them meets its
- * bar, its test fails until it is taken off the list.
+ * Where the bars are not met yet (docs/convergence.md, "Characters", has the numbers and the causes). Chains
+ * carried by another chain (hands below a chest the head's chain turns) are solved together with it now;
+ * what remains: the closed-form arm's swivel jumps from one side of a forbidden range to the other when a
+ * straight arm's least turn breaks its twist limit; branched bodies (legs and heads below a pelvis the tail
+ * turns) converge slowly and restart; jaws and tongues hang below an effector, which never turns for them.
+ * These run as expected failures: the day one of them meets its bar, its test fails until it is taken off
+ * the list.
  */
 const SHORT_OF_TARGETS = new Set([
-  "CesiumMan",
   "Fox",
   "QuaterniusHorse",
   "QuaterniusSnake",
   "QuaterniusSpider",
   "QuaterniusTrex",
-  "QuaterniusWorkerWoman",
   "RobotExpressive",
-  "mannequin",
   "figure",
 ]);
 const UNSTEADY = new Set([
@@ -47,6 +46,7 @@ const UNSTEADY = new Set([
   "QuaterniusSnake",
   "QuaterniusSpider",
   "QuaterniusTrex",
+  "QuaterniusWorkerWoman",
   "RecursiveSkeletons",
   "RobotExpressive",
   "mannequin",

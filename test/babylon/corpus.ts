@@ -189,7 +189,8 @@ export function runCorpus(
   const restOrientations = reader.orientations.slice();
   const restLocals = { t: reader.localTranslations.slice(), r: reader.localRotations.slice() };
   const scales = reader.localScales.slice();
-  const moving = Array.from(new Set(plan.rotatingJoints));
+  // Held joints (carrying another chain: plugin/solver/carriedChains.ts) keep their rotation in a solve.
+  const moving = Array.from(new Set(plan.rotatingJoints)).filter((j) => plan.scratch.held[j] !== 1);
   const walk = new LimitedWalk(ik.limits!, moving, frames, seed, {
     arms: hangingArms(ik),
     restPositions,

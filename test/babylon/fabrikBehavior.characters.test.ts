@@ -210,16 +210,8 @@ function runFrames(loaded: Loaded, folder: string, limits: "none" | "humanoid"):
   return { failures, solves, converged, summary };
 }
 
-/*
- * The creature's head end hangs below a body that its tail's chain turns: solved after the tail, from where
- * the tail left the head, its target (placed around the animated head) is met only by chance. A known gap
- * (the corpus test lists it too): these run as expected failures until chains carried by another chain are
- * solved together with it.
- */
-const CARRIED_BY_ANOTHER_CHAIN = new Set(["creature"]);
-
 for (const c of [...CHARACTERS, ...OWN_CHARACTERS]) {
-  const known = CARRIED_BY_ANOTHER_CHAIN.has(c.folder) ? it.fails : it;
+  const known = it;
   describe.skipIf(noteIfMissing(c))(`FabrikBehavior on ${c.folder}`, () => {
     let loaded: Loaded;
     beforeAll(async () => {

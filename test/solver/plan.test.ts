@@ -84,13 +84,42 @@ describe("compilePlan", () => {
     const plan = compilePlan(rig, {
       effectors: [
         { joint: "left3", chainLength: 2 },
-        { joint: "right3", chainLength: 3 },
+        { joint: "right3", chainLength: 2 },
       ],
     });
     expect(plan.componentCount).toBe(2);
     expect(plan.subBases.length).toBe(0);
     expect(Array.from(plan.componentIsPath)).toEqual([1, 1]);
-    expect(Array.from(plan.bases).map((j) => rig.names![j])).toEqual(["trunk4", "left1"]);
+    expect(Array.from(plan.bases).map((j) => rig.names![j])).toEqual(["left1", "right1"]);
+  });
+
+  it("a chain hanging below a joint another chain turns joins that chain's component", () => {
+    const rig = yTree(4, 3);
+    // right3's chain turns trunk4, which carries left1, the base left3's chain would have had.
+    const plan = compilePlan(rig, {
+      effectors: [
+        { joint: "left3", chainLength: 2 },
+        { joint: "right3", chainLength: 3 },
+      ],
+    });
+    const name = (j: number) => rig.names![j];
+    expect(plan.componentCount).toBe(1);
+    expect(Array.from(plan.bases).map(name)).toEqual(["trunk4"]);
+    expect(plan.subBases.length).toBe(0);
+    expect(Array.from(plan.activeJoints).map(name).sort()).toEqual(
+      ["left1", "left2", "left3", "right1", "right2", "right3"].sort(),
+    );
+    // Its own chain still starts below left1 (the joined chain's base), not at the component's base.
+    expect(name(plan.effectorPath[plan.effectorChainStart[0]])).toBe("left2");
+    // With a joint between the carrier and the carried base, that joint is held: it keeps its rotation.
+    const deeper = compilePlan(rig, {
+      effectors: [
+        { joint: "left3", chainLength: 1 },
+        { joint: "right3", chainLength: 3 },
+      ],
+    });
+    expect(deeper.componentCount).toBe(1);
+    expect(Array.from(deeper.scratch.held).flatMap((h, j) => (h ? [name(j)] : []))).toEqual(["left1"]);
   });
 
   it("an effector above another effector ends one chain and starts the next", () => {
