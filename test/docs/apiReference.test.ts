@@ -1,15 +1,18 @@
+import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Application, Logger, LogLevel, TSConfigReader, TypeDocReader } from "typedoc";
 import { expect, it } from "vitest";
 
 /*
- * `npm run docs` builds the API reference with TypeDoc from typedoc.json. This test runs the same
- * conversion and validation without writing any HTML, so it fails whenever the build would: a type error, a
- * TypeScript version TypeDoc does not support, a public signature naming a type the package does not
- * export, or a {@link} that resolves to nothing.
+ * `npm run docs` builds the API reference with TypeDoc from typedoc.json: the types of plugin/index.ts, with
+ * the README as its front page and docs/*.md as guides. This test runs the same conversion and validation
+ * without writing any HTML, so it fails whenever the build would: a type error, a TypeScript version TypeDoc
+ * does not support, a public signature naming a type the package does not export, a {@link} that resolves
+ * to nothing, or a relative link in the README or a guide to a file that does not exist.
  */
 
 const CONFIG = fileURLToPath(new URL("../../typedoc.json", import.meta.url));
+const DOCS = fileURLToPath(new URL("../../docs", import.meta.url));
 
 /** Keeps every warning and error, so a failure shows what TypeDoc said. */
 class Recorder extends Logger {
@@ -33,8 +36,13 @@ it("the API reference builds from plugin/index.ts without warnings", async () =>
   app.validate(project!);
   expect(recorder.messages).toEqual([]);
 
-  // The reference covers the package's main entry points.
+  // The public API sits at the top of the reference, and every guide in docs/ is one of its pages.
   for (const name of ["FabrikBehavior", "solvePlan", "FootPlacement", "FabrikError"]) {
     expect(project!.getChildByName(name), name).toBeDefined();
   }
+  const guides = readdirSync(DOCS)
+    .filter((file) => file.endsWith(".md"))
+    .map((file) => file.slice(0, -3));
+  expect(guides).toContain("errors");
+  expect((project!.documents ?? []).map((d) => d.name).sort()).toEqual(guides.sort());
 });
