@@ -3,7 +3,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "dist-demo/**", "node_modules/**", "coverage/**"] },
+  { ignores: ["dist/**", "dist-demo/**", "dist-docs/**", "node_modules/**", "coverage/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -22,7 +22,7 @@ export { jointDepths } from "./jointTree.js";
 export interface EndEffectorInfo {
   readonly joint: number;
   readonly name: string;
-  /** Bones up to the root, see {@link jointDepths}. */
+  /** Bones between this joint and its root (0 for a root). */
   readonly depth: number;
   /**
    * A child node marking where the last bone ends (glTF `Head_end`, `Middle2.L_end`): a non-joint,

@@ -79,7 +79,7 @@ export interface HumanoidLimitPresetOptions {
  * Anatomically plausible limits for a recognised humanoid: joint index → spec for `setJointLimit`, with
  * every axis in the parent's rest frame and every angle measured from the rest pose.
  *
- * The body frame comes from the rest pose (see {@link findBodyFrame}), so the preset holds for any bone-axis
+ * The body frame (up, left, forward) comes from the rest pose, so the preset holds for any bone-axis
  * convention, T- or A-pose, mirrored sides, Y- or Z-up and any scale. Hips (the base) get nothing; a role
  * whose joint is a root, or that does not hang below the previous recognised role of its limb (Blender-IK
  * feet parented to the root), is left free because its parent is not the anatomical one. Elbows and knees

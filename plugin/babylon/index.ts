@@ -59,4 +59,4 @@ export {
 export { inspectorPrefix } from "./inspectorProperties.js";
 export { getSelectedJoint, setSelectedJoint } from "./jointSelection.js";
 export type { QuaternionLike, TargetSource } from "./targetBinding.js";
-export { humanoidLimitPreset } from "./humanoidLimits.js";
+export { humanoidLimitPreset, type HumanoidLimitPresetOptions } from "./humanoidLimits.js";

@@ -8,7 +8,7 @@ import { packTypedArrays } from "./packArrays.js";
  *
  * Why share: a crowd's plans are solved back to back, and each plan's own workspace, last touched a frame
  * ago, comes from memory again every frame. One workspace for a hundred copies of a character stays in
- * cache: the characters bench's behaviors took 4–5 % less time with one (paired runs, see README).
+ * cache, and a crowd's frame is bound by memory (docs/performance.md).
  *
  * Between solves the contents mean nothing; read a solve's results from the pose and the plan's report.
  */
