@@ -1,14 +1,13 @@
 // The public API of babylon-fabrik: re-exports only.
 export * from "./solver/index.js";
 export {
-  FabrikDebugView,
-  FABRIK_DEBUG_COLORS,
-  type FabrikDebugViewOptions,
-  type FabrikDebugStats,
-  type FabrikTargetInfo,
-  inspectorPrefix,
-  getSelectedJoint,
-  setSelectedJoint,
+  humanoidLimitPreset,
+  findHumanoidRoles,
+  HUMANOID_ROLES,
+  type HumanoidRole,
+  type HumanoidRoles,
+} from "./rig/index.js";
+export {
   FabrikBehavior,
   type FabrikBehaviorOptions,
   type FabrikJoint,
@@ -16,21 +15,26 @@ export {
   type FabrikBeforeSolveEvent,
   type FabrikSolvedEvent,
   type FabrikStage,
+  type FabrikTargetInfo,
   type FabrikTargetOptions,
   type TargetSource,
-  humanoidLimitPreset,
   fitLimitsToAnimations,
   type AnimationLimitFit,
   buildSkeletonRig,
   buildSkeletonRigs,
   discoverEndEffectors,
-  findHumanoidRoles,
-  HUMANOID_ROLES,
   PoseReader,
   type EndEffectorInfo,
-  type HumanoidRole,
-  type HumanoidRoles,
   type SkeletonRig,
   type SkeletonRigOptions,
 } from "./babylon/index.js";
+export {
+  FabrikDebugView,
+  FABRIK_DEBUG_COLORS,
+  type FabrikDebugViewOptions,
+  type FabrikDebugStats,
+  inspectorPrefix,
+  getSelectedJoint,
+  setSelectedJoint,
+} from "./tools/index.js";
 export * from "./helpers/index.js";

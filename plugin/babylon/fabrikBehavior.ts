@@ -24,11 +24,18 @@ import { characterHeight, deformingJoints, modelSpaceUp } from "./characterHeigh
 import { compileSharedPlan, shareLimits, shareRig, sharedWorkspace } from "./sharedRigData.js";
 import { discoverEndEffectors, type EndEffectorInfo } from "./endEffectors.js";
 import { fitLimitsToAnimations } from "./animationLimits.js";
-import { humanoidLimitPreset } from "./humanoidLimits.js";
-import { findHumanoidRoles, HUMANOID_ROLES, type HumanoidRole, type HumanoidRoles } from "./humanoidRoles.js";
-import { installInspectorProperties } from "./inspectorProperties.js";
-import { controlFootShin, footShin } from "./footShin.js";
-import { isAncestor, jointDepths } from "./jointTree.js";
+import {
+  controlFootShin,
+  findHumanoidRoles,
+  footShin,
+  humanoidLimitPreset,
+  HUMANOID_ROLES,
+  isAncestor,
+  jointDepths,
+  type HumanoidRole,
+  type HumanoidRoles,
+} from "../rig/index.js";
+import { installInspectorProperties } from "../tools/inspectorProperties.js";
 import { PoseReader } from "./poseReader.js";
 import { GLOBAL_WEIGHT_SLOT, RotationWriter } from "./rotationWriter.js";
 import { ShinEndTarget } from "./shinEndTarget.js";

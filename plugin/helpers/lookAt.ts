@@ -3,31 +3,34 @@ import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import type { Observer } from "@babylonjs/core/Misc/observable.js";
 import type { Scene } from "@babylonjs/core/scene.js";
 import type { Nullable } from "@babylonjs/core/types.js";
-import type { FabrikBehavior, FabrikJoint } from "../babylon/fabrikBehavior.js";
-import { PoseReader, type Vector3Like } from "../babylon/poseReader.js";
-import type { SkeletonRig } from "../babylon/skeletonRig.js";
-import { TargetBinding, type TargetSource } from "../babylon/targetBinding.js";
-import { FabrikError } from "../solver/errors.js";
-import { projectRotation } from "../solver/jointLimitProjection.js";
-import { addBeforeSolve, attachedScene, frameSeconds } from "./frameHook.js";
+import {
+  PoseLayer,
+  PoseReader,
+  quaternionFromArray,
+  TargetBinding,
+  vectorFromArray,
+  type FabrikBehavior,
+  type FabrikJoint,
+  type SkeletonRig,
+  type TargetSource,
+  type Vector3Like,
+} from "../babylon/index.js";
 import {
   copy,
   normalize3,
-  quatScaleAngle,
-  slerpDirection,
-  transformDirection,
-  transformPoint,
-} from "../babylon/arrayMath.js";
-import {
   quatConjugateMultiply,
   quatMultiply,
   quatMultiplyConjugate,
   quatRotate,
-} from "../solver/quaternion.js";
-import { quaternionFromArray, vectorFromArray } from "../babylon/arrayToBabylon.js";
+  quatScaleAngle,
+  slerpDirection,
+  transformDirection,
+  transformPoint,
+} from "../rig/index.js";
+import { FabrikError, projectRotation } from "../solver/index.js";
+import { addBeforeSolve, attachedScene, frameSeconds } from "./frameHook.js";
 import { lookRotation } from "./lookRotation.js";
 import { createModelTarget } from "./modelTarget.js";
-import { PoseLayer } from "../babylon/poseLayer.js";
 import { smoothingFactor } from "./smoothing.js";
 
 export interface LookAtOptions {

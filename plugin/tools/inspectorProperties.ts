@@ -6,9 +6,8 @@ import { Logger } from "@babylonjs/core/Misc/logger.js";
 import type { Observer } from "@babylonjs/core/Misc/observable.js";
 import type { JointLimitSpec, SwingLimitSpec } from "../solver/limits.js";
 import { FabrikDebugView } from "./debugView.js";
-import type { FabrikBehavior, FabrikJoint, FabrikTargetInfo } from "./fabrikBehavior.js";
+import type { FabrikBehavior, FabrikJoint, FabrikTargetInfo, Vector3Like } from "../babylon/index.js";
 import { getSelectedJoint, setSelectedJoint } from "./jointSelection.js";
-import type { Vector3Like } from "./poseReader.js";
 
 /** Anything the Inspector can select that carries custom rows: a Node, or the behavior itself. */
 type Host = object & { inspectableCustomProperties?: IInspectable[] };

@@ -2,12 +2,12 @@ import { Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { InspectableType, type IInspectable } from "@babylonjs/core/Misc/iInspectable.js";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { FabrikDebugView } from "../../plugin/babylon/debugView.js";
+import { FabrikDebugView } from "../../plugin/tools/debugView.js";
 import { FabrikBehavior } from "../../plugin/babylon/fabrikBehavior.js";
-import { inspectorPrefix } from "../../plugin/babylon/inspectorProperties.js";
-import { getSelectedJoint } from "../../plugin/babylon/jointSelection.js";
-import { OWN_CHARACTERS, loadCharacter, type Loaded } from "./characters.js";
-import { attach, captureLocals, limitViolation, playFirstAnimation } from "./fabrikHarness.js";
+import { inspectorPrefix } from "../../plugin/tools/inspectorProperties.js";
+import { getSelectedJoint } from "../../plugin/tools/jointSelection.js";
+import { OWN_CHARACTERS, loadCharacter, type Loaded } from "../babylon/characters.js";
+import { attach, captureLocals, limitViolation, playFirstAnimation } from "../babylon/fabrikHarness.js";
 
 const mannequin = OWN_CHARACTERS.find((c) => c.folder === "mannequin")!;
 

@@ -10,10 +10,13 @@ import { FabrikError } from "../solver/errors.js";
 import { LIMIT_FIXED, LIMIT_HINGE, LIMIT_SWING, LIMIT_TWIST, type JointLimits } from "../solver/limits.js";
 import type { SolvePlan } from "../solver/plan.js";
 import { quatConjugateMultiply, quatMultiply, quatRotate } from "../solver/quaternion.js";
-import type { FabrikBehavior, FabrikSolvedEvent } from "./fabrikBehavior.js";
+import {
+  PoseReader,
+  type FabrikBehavior,
+  type FabrikSolvedEvent,
+  type SkeletonRig,
+} from "../babylon/index.js";
 import { getSelectedJoint, setSelectedJoint } from "./jointSelection.js";
-import { PoseReader } from "./poseReader.js";
-import type { SkeletonRig } from "./skeletonRig.js";
 
 export interface FabrikDebugViewOptions {
   /** Draw into this layer (not disposed with the view). Default: a layer of its own on the behavior's scene. */

@@ -1,0 +1,10 @@
+// Opt-in tools for looking at and tuning a behavior (the Inspector rows, the debug view): re-exports only.
+// They import the behavior; the behavior never imports them.
+export {
+  FABRIK_DEBUG_COLORS,
+  FabrikDebugView,
+  type FabrikDebugStats,
+  type FabrikDebugViewOptions,
+} from "./debugView.js";
+export { inspectorPrefix } from "./inspectorProperties.js";
+export { getSelectedJoint, setSelectedJoint } from "./jointSelection.js";
