@@ -34,6 +34,7 @@ export {
   type FabrikDebugViewOptions,
   type FabrikDebugStats,
   inspectorPrefix,
+  installFabrikInspector,
   getSelectedJoint,
   setSelectedJoint,
 } from "./tools/index.js";

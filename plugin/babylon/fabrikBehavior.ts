@@ -35,7 +35,6 @@ import {
   type HumanoidRole,
   type HumanoidRoles,
 } from "../rig/index.js";
-import { installInspectorProperties } from "../tools/inspectorProperties.js";
 import { PoseReader } from "./poseReader.js";
 import { GLOBAL_WEIGHT_SLOT, RotationWriter } from "./rotationWriter.js";
 import { ShinEndTarget } from "./shinEndTarget.js";
@@ -288,9 +287,18 @@ export class FabrikBehavior implements Behavior<TransformNode> {
    * the joint nodes here comes too late for this frame: the pose was read.
    */
   readonly onBeforeSolveObservable = new Observable<FabrikBeforeSolveEvent>();
-  /** Inspector rows, filled while attached: lets the behavior be an Inspector `additionalNodes` entry. */
+  /**
+   * Fired at the end of {@link attach}, once the rig, roles and limits are ready: tools that follow the
+   * behavior (such as `installFabrikInspector`) set themselves up here.
+   */
+  readonly onAttachObservable = new Observable<FabrikBehavior>();
+  /** Fired at the start of {@link detach}, while the rig is still there: tools take themselves down here. */
+  readonly onDetachObservable = new Observable<FabrikBehavior>();
+  /**
+   * Inspector rows, filled while attached once `installFabrikInspector(behavior)` was called: they let the
+   * behavior be an Inspector `additionalNodes` entry.
+   */
   inspectableCustomProperties: IInspectable[] = [];
-  private _uninstallInspector: (() => void) | null = null;
 
   private readonly _stage: FabrikStage;
   private readonly _limitPreset: FabrikLimitPreset;
@@ -593,14 +601,13 @@ export class FabrikBehavior implements Behavior<TransformNode> {
       this._stepObserver = scene.onBeforeStepObservable.add(this._onBeforeStep, undefined, true);
     }
     this.attachedNode = node;
-    this._uninstallInspector = installInspectorProperties(this);
+    this.onAttachObservable.notifyObservers(this);
   }
 
   /** Puts the animated pose back, removes every observer and forgets the rig and targets. Idempotent. */
   detach(): void {
     if (this.attachedNode === null) return;
-    this._uninstallInspector?.();
-    this._uninstallInspector = null;
+    this.onDetachObservable.notifyObservers(this);
     this._restore();
     this._stageObserver?.remove();
     this._restoreObserver?.remove();

@@ -6,5 +6,5 @@ export {
   type FabrikDebugStats,
   type FabrikDebugViewOptions,
 } from "./debugView.js";
-export { inspectorPrefix } from "./inspectorProperties.js";
+export { inspectorPrefix, installFabrikInspector } from "./fabrikInspector.js";
 export { getSelectedJoint, setSelectedJoint } from "./jointSelection.js";

@@ -3,7 +3,7 @@ import { Color4 } from "@babylonjs/core/Maths/math.color.js";
 import { Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import { UtilityLayerRenderer } from "@babylonjs/core/Rendering/utilityLayerRenderer.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FABRIK_DEBUG_COLORS, FabrikDebugView } from "../../plugin/tools/debugView.js";
+import { FABRIK_DEBUG_COLORS, FabrikDebugView } from "../../plugin/tools/index.js";
 import { FabrikBehavior } from "../../plugin/babylon/fabrikBehavior.js";
 import { FabrikError } from "../../plugin/solver/errors.js";
 import { OWN_CHARACTERS, loadCharacter, type Loaded } from "../babylon/characters.js";
