@@ -1,12 +1,12 @@
 // Engine-free character knowledge (humanoid roles and joint names, the limit preset, the body frame, the
 // joint tree, forward kinematics and leg geometry): re-exports only. The layers above import the rig from here.
 export {
-  findHumanoidRoles,
   HUMANOID_ROLES,
   type HumanoidRole,
   type HumanoidRoleInput,
   type HumanoidRoles,
 } from "./humanoidRoles.js";
+export { findHumanoidRoles } from "./findHumanoidRoles.js";
 export {
   parseJointName,
   splitJointName,
