@@ -11,6 +11,7 @@ import {
   buildSkeletonRigs,
   FabrikBehavior,
   FabrikError,
+  installFabrikInspector,
   type FabrikBehaviorOptions,
   type FabrikJoint,
   type SolveReport,
@@ -114,6 +115,8 @@ export function addCharacter(stage: Stage, container: AssetContainer, options: C
     started = performance.now();
   });
   const ik = attachIk(root, options.ik ?? {});
+  // The behavior's rows in the Babylon Inspector (opt-in): the panel's Inspector button shows them.
+  installFabrikInspector(ik);
   ik.onSolvedObservable.add(({ report }: { report: SolveReport }) => {
     stats.micros = (performance.now() - started) * 1000;
     stats.iterations = report.iterations;

@@ -1,5 +1,5 @@
 import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
-import { jointDepths } from "./jointTree.js";
+import { jointDepths } from "../rig/index.js";
 import type { SkeletonRig } from "./skeletonRig.js";
 
 /**
@@ -14,9 +14,6 @@ export function findEndEffectors(parents: ArrayLike<number>): number[] {
   for (let j = 0; j < parents.length; j++) if (hasChild[j] === 0) leaves.push(j);
   return leaves;
 }
-
-// The depth of a joint (bones up to its root) is the longest `chainLength` an effector on it can be given.
-export { jointDepths } from "./jointTree.js";
 
 /** A candidate end effector of a Babylon rig. */
 export interface EndEffectorInfo {

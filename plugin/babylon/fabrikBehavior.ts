@@ -24,11 +24,17 @@ import { characterHeight, deformingJoints, modelSpaceUp } from "./characterHeigh
 import { compileSharedPlan, shareLimits, shareRig, sharedWorkspace } from "./sharedRigData.js";
 import { discoverEndEffectors, type EndEffectorInfo } from "./endEffectors.js";
 import { fitLimitsToAnimations } from "./animationLimits.js";
-import { humanoidLimitPreset } from "./humanoidLimits.js";
-import { findHumanoidRoles, HUMANOID_ROLES, type HumanoidRole, type HumanoidRoles } from "./humanoidRoles.js";
-import { installInspectorProperties } from "./inspectorProperties.js";
-import { controlFootShin, footShin } from "./footShin.js";
-import { isAncestor, jointDepths } from "./jointTree.js";
+import {
+  controlFootShin,
+  findHumanoidRoles,
+  footShin,
+  humanoidLimitPreset,
+  HUMANOID_ROLES,
+  isAncestor,
+  jointDepths,
+  type HumanoidRole,
+  type HumanoidRoles,
+} from "../rig/index.js";
 import { PoseReader } from "./poseReader.js";
 import { GLOBAL_WEIGHT_SLOT, RotationWriter } from "./rotationWriter.js";
 import { ShinEndTarget } from "./shinEndTarget.js";
@@ -281,9 +287,18 @@ export class FabrikBehavior implements Behavior<TransformNode> {
    * the joint nodes here comes too late for this frame: the pose was read.
    */
   readonly onBeforeSolveObservable = new Observable<FabrikBeforeSolveEvent>();
-  /** Inspector rows, filled while attached: lets the behavior be an Inspector `additionalNodes` entry. */
+  /**
+   * Fired at the end of {@link attach}, once the rig, roles and limits are ready: tools that follow the
+   * behavior (such as `installFabrikInspector`) set themselves up here.
+   */
+  readonly onAttachObservable = new Observable<FabrikBehavior>();
+  /** Fired at the start of {@link detach}, while the rig is still there: tools take themselves down here. */
+  readonly onDetachObservable = new Observable<FabrikBehavior>();
+  /**
+   * Inspector rows, filled while attached once `installFabrikInspector(behavior)` was called: they let the
+   * behavior be an Inspector `additionalNodes` entry.
+   */
   inspectableCustomProperties: IInspectable[] = [];
-  private _uninstallInspector: (() => void) | null = null;
 
   private readonly _stage: FabrikStage;
   private readonly _limitPreset: FabrikLimitPreset;
@@ -586,14 +601,13 @@ export class FabrikBehavior implements Behavior<TransformNode> {
       this._stepObserver = scene.onBeforeStepObservable.add(this._onBeforeStep, undefined, true);
     }
     this.attachedNode = node;
-    this._uninstallInspector = installInspectorProperties(this);
+    this.onAttachObservable.notifyObservers(this);
   }
 
   /** Puts the animated pose back, removes every observer and forgets the rig and targets. Idempotent. */
   detach(): void {
     if (this.attachedNode === null) return;
-    this._uninstallInspector?.();
-    this._uninstallInspector = null;
+    this.onDetachObservable.notifyObservers(this);
     this._restore();
     this._stageObserver?.remove();
     this._restoreObserver?.remove();

@@ -1,4 +1,5 @@
-// The Babylon adapter's discovery and pose-reading layer: re-exports only.
+// The Babylon glue (the behavior, skeleton discovery, pose reading and writing, target binding): re-exports
+// only. The layers above (tools/, helpers/) import it from here.
 export {
   buildSkeletonRig,
   buildSkeletonRigs,
@@ -11,33 +12,13 @@ export {
   type GroupJoint,
   type SkeletonGroup,
 } from "./skeletonGroups.js";
-export {
-  discoverEndEffectors,
-  findEndEffectors,
-  findEndSite,
-  jointDepths,
-  type EndEffectorInfo,
-} from "./endEffectors.js";
-export {
-  findHumanoidRoles,
-  HUMANOID_ROLES,
-  type HumanoidRole,
-  type HumanoidRoleInput,
-  type HumanoidRoles,
-} from "./humanoidRoles.js";
-export {
-  parseJointName,
-  splitJointName,
-  type BodyPart,
-  type JointNameParts,
-  type Side,
-} from "./jointNames.js";
-export { isAncestor, jointChildren, lowestCommonAncestor } from "./jointTree.js";
+export { discoverEndEffectors, findEndEffectors, findEndSite, type EndEffectorInfo } from "./endEffectors.js";
 export { PoseReader, type Vector3Like, type WritableVector3 } from "./poseReader.js";
-export { forwardKinematics } from "./forwardKinematics.js";
+export { PoseLayer } from "./poseLayer.js";
 export { invertAffineMatrix, setIdentityMatrix, transformPoint } from "./affineMatrix.js";
 export { composeWorldMatrix } from "./worldMatrix.js";
 export { WorldMatrixCache } from "./worldMatrixCache.js";
+export { quaternionFromArray, vectorFromArray } from "./arrayToBabylon.js";
 export { fitLimitsToAnimations, type AnimationLimitFit } from "./animationLimits.js";
 export {
   FabrikBehavior,
@@ -50,13 +31,4 @@ export {
   type FabrikTargetInfo,
   type FabrikTargetOptions,
 } from "./fabrikBehavior.js";
-export {
-  FABRIK_DEBUG_COLORS,
-  FabrikDebugView,
-  type FabrikDebugStats,
-  type FabrikDebugViewOptions,
-} from "./debugView.js";
-export { inspectorPrefix } from "./inspectorProperties.js";
-export { getSelectedJoint, setSelectedJoint } from "./jointSelection.js";
-export type { QuaternionLike, TargetSource } from "./targetBinding.js";
-export { humanoidLimitPreset, type HumanoidLimitPresetOptions } from "./humanoidLimits.js";
+export { TargetBinding, type QuaternionLike, type TargetSource } from "./targetBinding.js";

@@ -1,6 +1,6 @@
 import { FabrikError } from "../solver/errors.js";
 import { invertAffineMatrix, setIdentityMatrix } from "./affineMatrix.js";
-import { forwardKinematics } from "./forwardKinematics.js";
+import { forwardKinematics } from "../rig/index.js";
 import { readLocalRotation, type RotationSource } from "./localRotation.js";
 import { WorldMatrixCache } from "./worldMatrixCache.js";
 import type { SkeletonRig } from "./skeletonRig.js";

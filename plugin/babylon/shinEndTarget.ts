@@ -11,8 +11,8 @@ import {
   KNEE_SLOTS,
   placeKnee,
   restBendAxis,
-} from "./shinEnd.js";
-import { toJointSpace } from "./forwardKinematics.js";
+  toJointSpace,
+} from "../rig/index.js";
 import { PoseReader } from "./poseReader.js";
 import { slerpFrom } from "./rotationWriter.js";
 import type { SkeletonRig } from "./skeletonRig.js";

@@ -5,7 +5,7 @@ import { Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { FabrikError } from "../solver/errors.js";
 import type { RigDescription } from "../solver/rig.js";
-import { forwardKinematics } from "./forwardKinematics.js";
+import { forwardKinematics } from "../rig/index.js";
 import { findSkeletonGroups, type SkeletonGroup } from "./skeletonGroups.js";
 
 /**

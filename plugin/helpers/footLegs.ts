@@ -1,7 +1,6 @@
-import type { FabrikBehavior, FabrikJoint } from "../babylon/fabrikBehavior.js";
-import type { HumanoidRoles } from "../babylon/humanoidRoles.js";
-import { footShin, type LegPose } from "../babylon/footShin.js";
-import { FabrikError } from "../solver/errors.js";
+import type { FabrikBehavior, FabrikJoint } from "../babylon/index.js";
+import { footShin, type HumanoidRoles, type LegPose } from "../rig/index.js";
+import { FabrikError } from "../solver/index.js";
 
 /** A leg for foot placement: the foot joint, and optionally its chain and whether it follows the slope. */
 export interface FootPlacementLeg {

@@ -5,32 +5,19 @@ import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import type { Observer } from "@babylonjs/core/Misc/observable.js";
 import type { Scene } from "@babylonjs/core/scene.js";
 import type { Nullable } from "@babylonjs/core/types.js";
-import type { FabrikBehavior, FabrikJoint, FabrikSolvedEvent } from "../babylon/fabrikBehavior.js";
-import { toJointSpace } from "../babylon/forwardKinematics.js";
-import { PoseReader } from "../babylon/poseReader.js";
-import type { SkeletonRig } from "../babylon/skeletonRig.js";
-import { FabrikError } from "../solver/errors.js";
 import {
-  copy,
-  normalize3,
-  quatScaleAngle,
-  transformDirection,
-  transformPoint,
-} from "../babylon/arrayMath.js";
-import {
-  quatConjugateMultiply,
-  quatFromUnitVectors,
-  quatMultiply,
-  quatMultiplyConjugate,
-  quatRotate,
-} from "../solver/quaternion.js";
-import { quaternionFromArray, vectorFromArray } from "../babylon/arrayToBabylon.js";
-import { commonAncestorOf, resolveLegs, type FootPlacementLeg, type ResolvedLeg } from "./footLegs.js";
-import { addBeforeSolve, attachedScene, frameSeconds } from "./frameHook.js";
-import { createModelTarget } from "./modelTarget.js";
-import { PoseLayer } from "../babylon/poseLayer.js";
+  PoseLayer,
+  PoseReader,
+  quaternionFromArray,
+  vectorFromArray,
+  type FabrikBehavior,
+  type FabrikJoint,
+  type FabrikSolvedEvent,
+  type SkeletonRig,
+} from "../babylon/index.js";
 import {
   animatedKnee,
+  copy,
   KNEE_ANIMATED,
   KNEE_BEND,
   KNEE_END,
@@ -46,9 +33,23 @@ import {
   KNEE_SHIN_OUT,
   KNEE_SLOTS,
   kneeReach,
+  normalize3,
   placeKnee,
+  quatConjugateMultiply,
+  quatFromUnitVectors,
+  quatMultiply,
+  quatMultiplyConjugate,
+  quatRotate,
+  quatScaleAngle,
   restBendAxis,
-} from "../babylon/shinEnd.js";
+  toJointSpace,
+  transformDirection,
+  transformPoint,
+} from "../rig/index.js";
+import { FabrikError } from "../solver/index.js";
+import { commonAncestorOf, resolveLegs, type FootPlacementLeg, type ResolvedLeg } from "./footLegs.js";
+import { addBeforeSolve, attachedScene, frameSeconds } from "./frameHook.js";
+import { createModelTarget } from "./modelTarget.js";
 import { smoothingFactor } from "./smoothing.js";
 
 export type { FootPlacementLeg } from "./footLegs.js";

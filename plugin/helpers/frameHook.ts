@@ -1,7 +1,7 @@
 import type { Observer } from "@babylonjs/core/Misc/observable.js";
 import type { Scene } from "@babylonjs/core/scene.js";
-import { FabrikError } from "../solver/errors.js";
-import type { FabrikBehavior } from "../babylon/fabrikBehavior.js";
+import type { FabrikBehavior } from "../babylon/index.js";
+import { FabrikError } from "../solver/index.js";
 
 /**
  * The scene of an attached behavior; helpers need the rig, so they are built after attaching and say so

@@ -6,4 +6,5 @@ export {
   type FootPlacementOptions,
 } from "./footPlacement.js";
 export { Reach, ReachHandle, type ReachOptions, type ReachOutcome, type ReachPhase } from "./reach.js";
-export { LookAt, type LookAtOptions } from "./lookAt.js";
+export { LookAt } from "./lookAt.js";
+export type { LookAtOptions } from "./lookAtOptions.js";

@@ -1,5 +1,4 @@
-import { normalize3, quatAxisAngle } from "../babylon/arrayMath.js";
-import { quatFromUnitVectors, quatMultiply, quatRotate } from "../solver/quaternion.js";
+import { normalize3, quatAxisAngle, quatFromUnitVectors, quatMultiply, quatRotate } from "../rig/index.js";
 
 /* Scratch layout from `so`: [0..2] flat from, [3..5] flat to, [6] yaw, [7..10] yaw, [11..13] yawed gaze. */
 

@@ -1,7 +1,7 @@
 import { Quaternion } from "@babylonjs/core/Maths/math.vector.js";
 import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import type { Scene } from "@babylonjs/core/scene.js";
-import type { FabrikBehavior } from "../babylon/fabrikBehavior.js";
+import type { FabrikBehavior } from "../babylon/index.js";
 
 /**
  * A target node living in the rig's model space: a child of the model root with a quaternion rotation.

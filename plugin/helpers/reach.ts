@@ -3,10 +3,15 @@ import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { Observable, type Observer } from "@babylonjs/core/Misc/observable.js";
 import type { Scene } from "@babylonjs/core/scene.js";
 import type { Nullable } from "@babylonjs/core/types.js";
-import type { FabrikBehavior, FabrikJoint, FabrikTargetOptions } from "../babylon/fabrikBehavior.js";
-import type { SkeletonRig } from "../babylon/skeletonRig.js";
-import type { QuaternionLike, TargetSource } from "../babylon/targetBinding.js";
-import { FabrikError } from "../solver/errors.js";
+import type {
+  FabrikBehavior,
+  FabrikJoint,
+  FabrikTargetOptions,
+  QuaternionLike,
+  SkeletonRig,
+  TargetSource,
+} from "../babylon/index.js";
+import { FabrikError } from "../solver/index.js";
 import { addBeforeSolve, attachedScene, frameSeconds } from "./frameHook.js";
 
 export interface ReachOptions {

@@ -4,7 +4,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import { FabrikBehavior, type FabrikBehaviorOptions } from "../../plugin/babylon/fabrikBehavior.js";
 import { deformingJoints, modelSpaceUp } from "../../plugin/babylon/characterHeight.js";
-import { forwardKinematics } from "../../plugin/babylon/forwardKinematics.js";
+import { forwardKinematics } from "../../plugin/rig/forwardKinematics.js";
 import { PoseReader } from "../../plugin/babylon/poseReader.js";
 import { buildSkeletonRigs } from "../../plugin/babylon/skeletonRig.js";
 import { FabrikError } from "../../plugin/solver/errors.js";

@@ -5,8 +5,7 @@ import { Mesh } from "@babylonjs/core/Meshes/mesh.js";
 import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FabrikBehavior } from "../../plugin/babylon/fabrikBehavior.js";
-import { HUMANOID_ROLES } from "../../plugin/babylon/humanoidRoles.js";
-import { jointDepths } from "../../plugin/babylon/jointTree.js";
+import { HUMANOID_ROLES, jointDepths } from "../../plugin/rig/index.js";
 import { PoseReader } from "../../plugin/babylon/poseReader.js";
 import {
   CHARACTERS,

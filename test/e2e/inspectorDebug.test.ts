@@ -1,5 +1,6 @@
-// Issue 7 in real Chromium: the behavior's rows in the Babylon Inspector, a limit edited through them
-// changing the solved pose, and the debug view drawing into the canvas.
+// Issue 7 in real Chromium: the behavior's rows in the Babylon Inspector (opt-in: the demo calls
+// installFabrikInspector on each character's behavior), a limit edited through them changing the solved pose,
+// and the debug view drawing into the canvas.
 import { writeFileSync } from "node:fs";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";

@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import { Matrix, Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { findBodyFrame } from "../../plugin/babylon/bodyFrame.js";
+import { findBodyFrame } from "../../plugin/rig/bodyFrame.js";
 import type { FabrikBehavior } from "../../plugin/babylon/fabrikBehavior.js";
 import { PoseReader } from "../../plugin/babylon/poseReader.js";
 import { FootPlacement, type FootPlacementLegInfo } from "../../plugin/helpers/footPlacement.js";

@@ -1,66 +1,12 @@
 // Engine-free: the preset reads only the solver's rig and the recognised roles, so it runs in workers and
 // plain Node tests, and the Babylon behavior merely hands its result to setJointLimit.
-import {
-  createJointLimits,
-  type JointLimitSpec,
-  type JointLimits,
-  type SwingLimitSpec,
-  type TwistLimitSpec,
-  type Vector3Tuple,
-} from "../solver/limits.js";
-import { quatRotate, quatRotateInverse } from "../solver/quaternion.js";
+import type { JointLimitSpec, TwistLimitSpec, Vector3Tuple } from "../solver/limits.js";
 import type { Rig } from "../solver/rig.js";
-import {
-  add,
-  cross,
-  dot,
-  findBodyFrame,
-  normalize,
-  scale,
-  sub,
-  type BodyFrame,
-  type Vec3,
-} from "./bodyFrame.js";
+import { BodyLimits, clamp, DEG, MIN_PERPENDICULAR, perpendicular } from "./bodyLimits.js";
+import { add, cross, dot, findBodyFrame, normalize, scale, type BodyFrame, type Vec3 } from "./bodyFrame.js";
+import { RANGES } from "./humanoidRanges.js";
 import type { HumanoidRole, HumanoidRoles } from "./humanoidRoles.js";
-
-const DEG = Math.PI / 180;
-
-/**
- * Ranges of motion, in degrees. Plausible defaults, not medical data: rounded adult ranges, trimmed where a
- * solver benefits from a margin (the wrist and the clavicle stay tame so the arm does the work) and widened
- * where a single joint here stands for several real ones (the shoulder ball joint also carries what the
- * scapula adds, the ankle what the subtalar joint adds). The ankle's dorsiflexion is the weight-bearing
- * range (the shin leaning over a planted foot, as on a slope or a stair), not the smaller active one: a foot
- * kept flat on a 20° slope needs the slope plus the shin's own lean.
- *
- * Ball-joint limbs (clavicle, upper arm, upper leg) give how far the bone may point in a body direction,
- * measured from the body's neutral (arm or leg hanging straight down, clavicle sideways); the preset
- * subtracts the rest pose's own offset, so an A-pose and a T-pose end up with the same anatomical reach.
- * Spine, neck, head, wrist, ankle and toes give rotation about body axes, which stays meaningful whatever
- * direction the rig's bone axis happens to take.
- */
-const RANGES = {
-  shoulder: { forward: 20, back: 15, up: 30, down: 10, twist: 15 },
-  /** `up`: abduction from hanging (past horizontal, a little over the head); `down`: across the body. */
-  upperArm: { forward: 120, back: 45, up: 190, down: 20, twist: 80 },
-  /** Flexion from a straight arm. */
-  lowerArm: { flex: 150 },
-  hand: { flex: 70, extend: 60, radial: 20, ulnar: 30, twist: 20 },
-  upperLeg: { forward: 110, back: 30, out: 45, in: 25, twist: 40 },
-  lowerLeg: { flex: 150 },
-  foot: { dorsi: 40, plantar: 45, inversion: 20, eversion: 15, turn: 15 },
-  toes: { up: 40, down: 30, side: 10, roll: 5 },
-  spine: { flex: 25, extend: 15, side: 15, turn: 20 },
-  neck: { flex: 40, extend: 40, side: 35, turn: 50 },
-  head: { flex: 40, extend: 40, side: 30, turn: 40 },
-} as const;
-
-/** No side of a cone closes completely, even when the rest pose already sits past the anatomical range. */
-const MIN_SWING = 5 * DEG;
-/** A rest bend smaller than this is modelling noise, not a hint of which way the elbow or knee folds. */
-const MIN_BEND_HINT = 1 * DEG;
-/** A swing direction this close to the bone (sine of the angle) says nothing about the cone's sides. */
-const MIN_PERPENDICULAR = 0.2;
+import { isAncestor } from "./jointTree.js";
 
 const TORSO = ["hips", "spine", "chest", "upperChest", "neck", "head"] as const;
 const ARM = ["Shoulder", "UpperArm", "LowerArm", "Hand"] as const;
@@ -166,32 +112,13 @@ function upOf(up: Vector3Tuple | undefined): Vec3 | undefined {
   return up === undefined ? undefined : normalize([up[0], up[1], up[2]]);
 }
 
-/** How far (radians) a bone may swing from rest toward a model-space direction. */
-interface Reach {
-  dir: Vec3;
-  angle: number;
-}
-
-/** Allowed rotation (radians) about a model-space body axis, min ≤ 0 ≤ max. */
-interface Turn {
-  axis: Vec3;
-  min: number;
-  max: number;
-}
-
-class Preset {
-  private readonly rig: Rig;
+/** The humanoid preset: one limit recipe per joint, on the body-axis shapes of {@link BodyLimits}. */
+class Preset extends BodyLimits {
   private readonly roles: HumanoidRoles;
-  private readonly body: BodyFrame;
-  /** Only read for the bone axes, so the preset measures around exactly the axis the solver will. */
-  private readonly limits: JointLimits;
-  private readonly scratch = new Float64Array(3);
 
   constructor(rig: Rig, roles: HumanoidRoles, body: BodyFrame) {
-    this.rig = rig;
+    super(rig, body);
     this.roles = roles;
-    this.body = body;
-    this.limits = createJointLimits(rig);
   }
 
   /**
@@ -204,7 +131,7 @@ class Preset {
     for (let i = before.length - 1; i >= 0; i--) {
       const above = this.roles[before[i]];
       if (above === undefined) continue;
-      return this.isAncestor(above, j) ? j : undefined;
+      return isAncestor(this.rig.parents, above, j) ? j : undefined;
     }
     return j;
   }
@@ -328,141 +255,8 @@ class Preset {
       { axis: forward, min: -r.roll * DEG, max: r.roll * DEG },
     ]);
   }
-
-  /**
-   * A hinge about the axis that folds the bone toward `fold`, or toward the rest bend when it is a plausible
-   * hint (`accept`). Its range runs from straight to `flex` past straight, minus what the rest pose already
-   * bends, so the straight limb and the rest pose are both inside.
-   */
-  private hinge(
-    j: number,
-    upper: number | undefined,
-    flex: number,
-    fold: Vec3,
-    accept: (bendDirection: Vec3) => boolean,
-  ): JointLimitSpec {
-    const f = this.boneDirection(j);
-    const parent = upper ?? this.rig.parents[j];
-    const u = normalize(sub(this.position(j), this.position(parent))) ?? f;
-    const bent = perpendicular(f, u);
-    let axis: Vec3 | undefined;
-    if (bent !== undefined && Math.acos(clamp(dot(u, f), -1, 1)) > MIN_BEND_HINT && accept(bent)) {
-      axis = normalize(cross(u, f));
-    }
-    // Without a hint, or a straight rest: fold toward the anatomical side, or toward up as a last resort.
-    axis ??= normalize(cross(f, perpendicular(fold, f) ?? perpendicular(this.body.up, f) ?? fold));
-    axis ??= this.body.left;
-    // The rest bend about that axis: from the upper bone to this one.
-    const up = perpendicular(u, axis),
-      fp = perpendicular(f, axis);
-    const restBend = up && fp ? Math.atan2(dot(axis, cross(up, fp)), dot(up, fp)) : 0;
-    return {
-      hinge: {
-        axis: this.toParent(j, axis),
-        min: Math.min(0, -restBend),
-        max: clamp(flex - restBend, 0, Math.PI),
-      },
-    };
-  }
-
-  /** Swing and twist from allowed rotations about three body axes, whatever the bone's own direction. */
-  private turns(j: number, turns: Turn[]): JointLimitSpec {
-    const b = this.boneDirection(j);
-    // The body axis nearest the bone becomes twist; the other two swing the bone sideways.
-    let k = 0;
-    for (let i = 1; i < turns.length; i++) {
-      if (Math.abs(dot(turns[i].axis, b)) > Math.abs(dot(turns[k].axis, b))) k = i;
-    }
-    const along = dot(turns[k].axis, b) >= 0;
-    const twist: TwistLimitSpec = along
-      ? { min: turns[k].min, max: turns[k].max }
-      : { min: -turns[k].max, max: -turns[k].min };
-    const reaches: Reach[] = [];
-    for (let i = 0; i < turns.length; i++) {
-      if (i === k) continue;
-      // A positive turn about `axis` carries the bone's tip toward axis × bone.
-      const toward = cross(turns[i].axis, b);
-      reaches.push({ dir: toward, angle: turns[i].max }, { dir: scale(toward, -1), angle: -turns[i].min });
-    }
-    return { swing: this.reaches(j, reaches), twist };
-  }
-
-  /**
-   * An elliptical cone from reaches toward body directions. "Up" is the first reach that is not along the
-   * bone; each of the four sides takes the reach pointing most nearly its way, so mirrored limbs need no
-   * special case.
-   */
-  private reaches(j: number, reaches: Reach[]): SwingLimitSpec {
-    const b = this.boneDirection(j);
-    const usable: Reach[] = [];
-    for (const r of reaches) {
-      const d = perpendicular(r.dir, b, MIN_PERPENDICULAR);
-      if (d !== undefined) usable.push({ dir: d, angle: clamp(r.angle, MIN_SWING, Math.PI) });
-    }
-    // Only a bone along every given direction lands here; any cone frame will do then.
-    const upDir = usable.length > 0 ? usable[0].dir : (perpendicular(this.body.forward, b) ?? this.body.up);
-    const rightDir = normalize(cross(b, upDir)) ?? this.body.left;
-    const fallback = usable.length > 0 ? usable.reduce((s, r) => s + r.angle, 0) / usable.length : MIN_SWING;
-    const side = (s: Vec3): number => {
-      let best: Reach | undefined,
-        bestDot = 0.5;
-      for (const r of usable) {
-        const d = dot(r.dir, s);
-        if (d > bestDot) {
-          best = r;
-          bestDot = d;
-        }
-      }
-      return best !== undefined ? best.angle : fallback;
-    };
-    return {
-      up: side(upDir),
-      right: side(rightDir),
-      down: side(scale(upDir, -1)),
-      left: side(scale(rightDir, -1)),
-      upAxis: this.toParent(j, upDir),
-    };
-  }
-
-  /** Model-space direction of the solver's bone axis of `j` (toward its main child). */
-  private boneDirection(j: number): Vec3 {
-    quatRotate(this.scratch, 0, this.rig.restOrientations, 4 * j, this.limits.boneAxis, 3 * j);
-    return normalize([this.scratch[0], this.scratch[1], this.scratch[2]]) ?? this.body.up;
-  }
-
-  private position(j: number): Vec3 {
-    const p = this.rig.restPositions;
-    return [p[3 * j], p[3 * j + 1], p[3 * j + 2]];
-  }
-
-  /** A model-space direction in the parent's rest frame, where limit specs take their axes. */
-  private toParent(j: number, v: Vec3): Vector3Tuple {
-    const p = this.rig.parents[j];
-    if (p < 0) return [v[0], v[1], v[2]];
-    this.scratch[0] = v[0];
-    this.scratch[1] = v[1];
-    this.scratch[2] = v[2];
-    quatRotateInverse(this.scratch, 0, this.rig.restOrientations, 4 * p, this.scratch, 0);
-    return [this.scratch[0], this.scratch[1], this.scratch[2]];
-  }
-
-  private isAncestor(ancestor: number, joint: number): boolean {
-    for (let j = this.rig.parents[joint]; j >= 0; j = this.rig.parents[j]) if (j === ancestor) return true;
-    return false;
-  }
-}
-
-/** v without its component along unit `axis`, normalised; undefined when less than `min` of it is left. */
-function perpendicular(v: Vec3, axis: Vec3, min = 1e-6): Vec3 | undefined {
-  const len = Math.hypot(v[0], v[1], v[2]);
-  const h = sub(v, scale(axis, dot(v, axis)));
-  return Math.hypot(h[0], h[1], h[2]) > min * len ? normalize(h) : undefined;
 }
 
 function symmetric(degrees: number): TwistLimitSpec {
   return { min: -degrees * DEG, max: degrees * DEG };
-}
-
-function clamp(v: number, lo: number, hi: number): number {
-  return v < lo ? lo : v > hi ? hi : v;
 }

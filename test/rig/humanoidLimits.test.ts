@@ -1,14 +1,14 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findBodyFrame } from "../../plugin/babylon/bodyFrame.js";
-import { humanoidLimitPreset } from "../../plugin/babylon/humanoidLimits.js";
+import { buildSkeletonRig } from "../../plugin/babylon/index.js";
 import {
   HUMANOID_ROLES,
-  buildSkeletonRig,
+  findBodyFrame,
   findHumanoidRoles,
+  humanoidLimitPreset,
   type HumanoidRole,
   type HumanoidRoles,
-} from "../../plugin/babylon/index.js";
+} from "../../plugin/rig/index.js";
 import { projectRotation } from "../../plugin/solver/jointLimitProjection.js";
 import {
   createJointLimits,
@@ -17,8 +17,14 @@ import {
   type JointLimits,
 } from "../../plugin/solver/limits.js";
 import { createRig, type Rig } from "../../plugin/solver/rig.js";
-import { characterNamed, loadCharacter, noteIfMissing, type Character, type Loaded } from "./characters.js";
-import { attach } from "./fabrikHarness.js";
+import {
+  characterNamed,
+  loadCharacter,
+  noteIfMissing,
+  type Character,
+  type Loaded,
+} from "../babylon/characters.js";
+import { attach } from "../babylon/fabrikHarness.js";
 
 type V = [number, number, number];
 type Q = [number, number, number, number];

@@ -2,12 +2,20 @@ import { Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { InspectableType, type IInspectable } from "@babylonjs/core/Misc/iInspectable.js";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { FabrikDebugView } from "../../plugin/babylon/debugView.js";
-import { FabrikBehavior } from "../../plugin/babylon/fabrikBehavior.js";
-import { inspectorPrefix } from "../../plugin/babylon/inspectorProperties.js";
-import { getSelectedJoint } from "../../plugin/babylon/jointSelection.js";
-import { OWN_CHARACTERS, loadCharacter, type Loaded } from "./characters.js";
-import { attach, captureLocals, limitViolation, playFirstAnimation } from "./fabrikHarness.js";
+import { FabrikBehavior, type FabrikBehaviorOptions } from "../../plugin/babylon/index.js";
+import {
+  FabrikDebugView,
+  getSelectedJoint,
+  inspectorPrefix,
+  installFabrikInspector,
+} from "../../plugin/tools/index.js";
+import { OWN_CHARACTERS, loadCharacter, type Loaded } from "../babylon/characters.js";
+import {
+  attach as attachBehavior,
+  captureLocals,
+  limitViolation,
+  playFirstAnimation,
+} from "../babylon/fabrikHarness.js";
 
 const mannequin = OWN_CHARACTERS.find((c) => c.folder === "mannequin")!;
 
@@ -16,6 +24,13 @@ const bag = (o: object) => o as Bag;
 const rowsOf = (o: object): IInspectable[] =>
   (o as { inspectableCustomProperties?: IInspectable[] }).inspectableCustomProperties ?? [];
 const row = (o: object, name: string) => rowsOf(o).find((r) => r.propertyName === name);
+
+/** Attaches a behavior with its Inspector rows (they are opt-in). */
+function attach(loaded: Loaded, options: FabrikBehaviorOptions = {}): FabrikBehavior {
+  const ik = attachBehavior(loaded, options);
+  installFabrikInspector(ik);
+  return ik;
+}
 
 /** What the Inspector does to a watched property: wrap it, call the original, then its hook. */
 function watch(target: object, key: string): { count: number; dispose(): void } {
@@ -328,9 +343,42 @@ describe.skipIf(!mannequin.present)("Inspector properties (mannequin)", () => {
     expect(inspectorPrefix(ik)).toBeNull();
   });
 
+  it("adds nothing until installed, follows attach and detach, and is removed by its handle", () => {
+    const ik = attachBehavior(loaded);
+    const mesh = ik.rig!.meshes[0];
+    expect(rowsOf(loaded.root)).toEqual([]);
+    expect(rowsOf(ik)).toEqual([]);
+    expect("fabrikWeight" in loaded.root).toBe(false);
+    expect(inspectorPrefix(ik)).toBeNull();
+
+    const inspector = installFabrikInspector(ik);
+    expect(installFabrikInspector(ik)).toBe(inspector);
+    expect(inspectorPrefix(ik)).toBe("fabrik");
+    expect(rowsOf(mesh).length).toBeGreaterThan(15);
+    loaded.root.removeBehavior(ik);
+    expect(rowsOf(mesh)).toEqual([]);
+    expect(inspectorPrefix(ik)).toBeNull();
+    loaded.root.addBehavior(ik, true);
+    expect(bag(loaded.root).fabrikWeight).toBe(1);
+    expect(rowsOf(ik).length).toBeGreaterThan(15);
+
+    inspector.dispose();
+    expect(rowsOf(mesh)).toEqual([]);
+    expect(rowsOf(ik)).toEqual([]);
+    expect("fabrikWeight" in loaded.root).toBe(false);
+    expect(inspectorPrefix(ik)).toBeNull();
+    loaded.root.removeBehavior(ik);
+    loaded.root.addBehavior(ik, true);
+    expect(rowsOf(loaded.root)).toEqual([]);
+    // Installed again, a new handle.
+    expect(installFabrikInspector(ik)).not.toBe(inspector);
+    expect(inspectorPrefix(ik)).toBe("fabrik");
+  });
+
   it("gives a second behavior on the same node its own prefix", () => {
     const a = attach(loaded);
     const b = new FabrikBehavior({ limits: "none" });
+    installFabrikInspector(b); // before attaching: the rows come with the attach
     loaded.root.addBehavior(b, true);
     expect(inspectorPrefix(a)).toBe("fabrik");
     expect(inspectorPrefix(b)).toBe("fabrik2");

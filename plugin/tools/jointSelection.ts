@@ -1,4 +1,4 @@
-import type { FabrikBehavior } from "./fabrikBehavior.js";
+import type { FabrikBehavior } from "../babylon/index.js";
 
 // Kept outside both the Inspector rows and the debug view, so that neither module has to import the other:
 // the joint chosen in the Inspector's dropdown is the one the debug view highlights, whichever exists.

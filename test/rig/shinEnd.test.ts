@@ -17,8 +17,8 @@ import {
   KNEE_SLOTS,
   kneeReach,
   placeKnee,
-} from "../../plugin/babylon/shinEnd.js";
-import { random } from "./fabrikHarness.js";
+} from "../../plugin/rig/shinEnd.js";
+import { random } from "../babylon/fabrikHarness.js";
 
 const v3 = (w: Float64Array, o: number) => new Vector3(w[o], w[o + 1], w[o + 2]);
 const q4 = (w: Float64Array, o: number) => new Quaternion(w[o], w[o + 1], w[o + 2], w[o + 3]);

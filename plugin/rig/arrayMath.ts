@@ -1,12 +1,21 @@
 /*
- * Vector and quaternion arithmetic on Float64Array slots, for the helpers' per-frame paths.
+ * Vector and quaternion arithmetic on Float64Array slots, for per-frame paths (the knee placement, the helpers).
  *
  * Babylon's Vector3 and Quaternion keep their components behind getters and setters; when V8 does not
  * inline such a call (a large caller has spent its inlining budget) every double crossing it is boxed on
  * the heap. Working on typed arrays and passing only arrays and small integer offsets keeps a frame free of
  * allocation. Quaternions are x y z w, Hamilton products (`a·b` applies b first), as Babylon's `multiply`;
- * products and rotations by a quaternion come from the solver's own quaternion module, imported directly.
+ * products and rotations by a quaternion come from the solver's own quaternion module, re-exported here so
+ * that the layers above the rig (babylon/, helpers/) find all the array maths in one place.
  */
+
+export {
+  quatConjugateMultiply,
+  quatFromUnitVectors,
+  quatMultiply,
+  quatMultiplyConjugate,
+  quatRotate,
+} from "../solver/quaternion.js";
 
 /** out[o..o+2] = v[vo..vo+2] / |v|; false (out untouched) when |v| is 0 or not finite. */
 export function normalize3(out: Float64Array, o: number, v: Float64Array, vo: number): boolean {

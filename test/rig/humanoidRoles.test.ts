@@ -1,13 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildSkeletonRig } from "../../plugin/babylon/index.js";
 import {
   HUMANOID_ROLES,
-  buildSkeletonRig,
   findHumanoidRoles,
   isAncestor,
   parseJointName,
   type HumanoidRole,
-} from "../../plugin/babylon/index.js";
-import { OWN_CHARACTERS, characterNamed, loadCharacter, noteIfMissing, type Loaded } from "./characters.js";
+} from "../../plugin/rig/index.js";
+import {
+  OWN_CHARACTERS,
+  characterNamed,
+  loadCharacter,
+  noteIfMissing,
+  type Loaded,
+} from "../babylon/characters.js";
 
 interface Tree {
   names: string[];

@@ -1,14 +1,7 @@
 import { Matrix, Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import { describe, expect, it } from "vitest";
-import {
-  findEndEffectors,
-  forwardKinematics,
-  invertAffineMatrix,
-  isAncestor,
-  jointDepths,
-  lowestCommonAncestor,
-  transformPoint,
-} from "../../plugin/babylon/index.js";
+import { findEndEffectors, invertAffineMatrix, transformPoint } from "../../plugin/babylon/index.js";
+import { forwardKinematics, isAncestor, jointDepths, lowestCommonAncestor } from "../../plugin/rig/index.js";
 
 /** A small deterministic generator, so failures reproduce. */
 function random(seed: number): () => number {

@@ -3,24 +3,24 @@ import { Color4 } from "@babylonjs/core/Maths/math.color.js";
 import { Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import { UtilityLayerRenderer } from "@babylonjs/core/Rendering/utilityLayerRenderer.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FABRIK_DEBUG_COLORS, FabrikDebugView } from "../../plugin/babylon/debugView.js";
+import { FABRIK_DEBUG_COLORS, FabrikDebugView } from "../../plugin/tools/index.js";
 import { FabrikBehavior } from "../../plugin/babylon/fabrikBehavior.js";
 import { FabrikError } from "../../plugin/solver/errors.js";
-import { OWN_CHARACTERS, loadCharacter, type Loaded } from "./characters.js";
-import { attach, babylonWorldPositions, playFirstAnimation } from "./fabrikHarness.js";
+import { OWN_CHARACTERS, loadCharacter, type Loaded } from "../babylon/characters.js";
+import { attach, babylonWorldPositions, playFirstAnimation } from "../babylon/fabrikHarness.js";
 
 const mannequin = OWN_CHARACTERS.find((c) => c.folder === "mannequin")!;
 
-/** The view's layout, for checking what it drew. */
+/** The view's layout (its DebugLines), for checking what it drew. */
 interface Internals {
-  _lines: Vector3[][];
-  _colors: Color4[][];
-  _boneJoints: Int32Array;
-  _targetStart: number;
-  _slotStart: number;
-  _slotOf: Int32Array;
+  lines: Vector3[][];
+  colors: Color4[][];
+  boneJoints: Int32Array;
+  targetStart: number;
+  slotStart: number;
+  slotOf: Int32Array;
 }
-const internals = (view: FabrikDebugView) => view as unknown as Internals;
+const internals = (view: FabrikDebugView) => (view as unknown as { _lines: Internals })._lines;
 
 interface FrameHooks {
   _onStage(): void;
@@ -89,7 +89,7 @@ describe.skipIf(!mannequin.present)("FabrikDebugView (mannequin)", () => {
     const frames: { lines: Vector3[][]; world: Vector3[]; positions: Float32Array }[] = [];
     view.onUpdatedObservable.add(() => {
       frames.push({
-        lines: internals(view)._lines.map((line) => line.map((p) => p.clone())),
+        lines: internals(view).lines.map((line) => line.map((p) => p.clone())),
         world: babylonWorldPositions(loaded.scene, ik.rig!.nodes),
         positions: Float32Array.from(view.mesh!.getVerticesData(VertexBuffer.PositionKind)!),
       });
@@ -100,9 +100,9 @@ describe.skipIf(!mannequin.present)("FabrikDebugView (mannequin)", () => {
   /** The slot lines of a joint: cone outline, spokes, arc, indicator. */
   function slotLines(view: FabrikDebugView, lines: Vector3[][], joint: number): Vector3[][] {
     const v = internals(view);
-    const slot = v._slotOf[joint];
+    const slot = v.slotOf[joint];
     expect(slot, "the joint has a slot").toBeGreaterThanOrEqual(0);
-    return lines.slice(v._slotStart + 4 * slot, v._slotStart + 4 * slot + 4);
+    return lines.slice(v.slotStart + 4 * slot, v.slotStart + 4 * slot + 4);
   }
 
   it("draws the rendered pose in world space, under a moved, turned and scaled root", () => {
@@ -122,12 +122,12 @@ describe.skipIf(!mannequin.present)("FabrikDebugView (mannequin)", () => {
     const parents = ik.rig!.parents;
     for (const { lines, world, positions } of frames) {
       // Babylon's world matrices are float32: agreement to 1e-5 of a character scaled ×2.
-      v._boneJoints.forEach((j, b) => {
+      v.boneJoints.forEach((j, b) => {
         expect(Vector3.Distance(lines[b][1], world[j])).toBeLessThan(1e-5);
         expect(Vector3.Distance(lines[b][0], world[parents[j]])).toBeLessThan(1e-5);
       });
       // The residual line runs from the effector to the target.
-      const residual = lines[v._targetStart + 3];
+      const residual = lines[v.targetStart + 3];
       expect(Vector3.Distance(residual[0], world[ik.jointIndex("leftHand")])).toBeLessThan(1e-5);
       expect(Vector3.Distance(residual[1], target)).toBeLessThan(1e-9);
       // The mesh holds what the lines say.
@@ -216,8 +216,8 @@ describe.skipIf(!mannequin.present)("FabrikDebugView (mannequin)", () => {
     expect(sameColor(view.limitColor(arm), red)).toBe(true);
     // The bone the joint turns, too; and the vertex colours on the mesh say the same.
     const v = internals(view);
-    const bone = Array.from(v._boneJoints).indexOf(elbow);
-    expect(sameColor(v._colors[bone][0], red)).toBe(true);
+    const bone = Array.from(v.boneJoints).indexOf(elbow);
+    expect(sameColor(v.colors[bone][0], red)).toBe(true);
     const colors = view.mesh!.getVerticesData(VertexBuffer.ColorKind)!;
     expect(Array.from(colors).slice(8 * bone, 8 * bone + 4)).toEqual(
       Array.from(Float32Array.of(red.r, red.g, red.b, red.a)),
@@ -230,7 +230,7 @@ describe.skipIf(!mannequin.present)("FabrikDebugView (mannequin)", () => {
     loaded.scene.render();
     expect(ik.plan!.report.onLimit[arm]).toBe(0);
     expect(sameColor(view.limitColor(arm), red)).toBe(false);
-    expect(sameColor(v._colors[bone][0], red)).toBe(false);
+    expect(sameColor(v.colors[bone][0], red)).toBe(false);
     // Not solving: nothing is red.
     ik.setLimit("leftUpperArm", { swing: { up: 2 * DEG, right: 2 * DEG, down: 2 * DEG, left: 2 * DEG } });
     target.set(2, 0.5, -2);
@@ -252,7 +252,7 @@ describe.skipIf(!mannequin.present)("FabrikDebugView (mannequin)", () => {
     expect(ik.plan).toBeNull();
     expect(sameColor(view.limitColor(head), FABRIK_DEBUG_COLORS.selected)).toBe(true);
     const v = internals(view);
-    const outline = v._lines[v._slotStart];
+    const outline = v.lines[v.slotStart];
     expect(Vector3.Distance(outline[0], outline[8])).toBeGreaterThan(0.01);
   });
 
