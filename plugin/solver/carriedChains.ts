@@ -23,6 +23,8 @@ const quatRotate = quatRotateBinding;
 const PULL_BAND = 0.1;
 /** How far inside its reach a carried chain asks its base to be, in tolerances: a margin for round-off. */
 const REACH_MARGIN = 0.25;
+/** Where the solve keeps its tolerance in plan.scratch.numbers (see fabrik.ts). */
+const TOLERANCE_SLOT = 0;
 
 /** The joins of a plan, per joint. */
 export interface CarriedChains {
@@ -146,7 +148,7 @@ export function aimCarriedChains(
   const activeIndex = plan.activeIndex;
   const start = plan.componentStart[c],
     end = plan.componentStart[c + 1];
-  const tolerance = plan.scratch.numbers[0];
+  const tolerance = plan.scratch.numbers[TOLERANCE_SLOT];
   for (let i = 0; i < carriedBases.length; i++) {
     const b = carriedBases[i];
     const k = activeIndex[b];

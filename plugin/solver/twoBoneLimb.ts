@@ -57,11 +57,12 @@ const FRAME = 52; // the frame the middle joint bends from
 const SAMPLES = 48;
 
 /**
- * Places effector e's own chain exactly on its target when it is such a limb (the last two bones of its
- * path, the root turning this limb alone, free or limited by swing and twist, the middle joint a hinge or
- * a joint that bends in the plane it bends in now within its limits, nothing fixed or stretching, no pole)
- * and a swivel within the root's limits reaches it from where the root is now. Returns false, leaving the
- * pose untouched, otherwise.
+ * Places effector e's own chain on its target when it is such a limb (the last two bones of its path, the
+ * root turning this limb alone, free or limited by swing and twist, the middle joint a hinge or a joint that
+ * bends in the plane it bent in as given, within its limits, nothing fixed or stretching, no pole) and a
+ * swivel within the root's limits allows it: exactly when the target is within the limb's reach, else as near
+ * as the bend allows. The limb is turned from its given pose, hung from its parent as it is now. Returns
+ * false, leaving the pose untouched, otherwise.
  */
 export function placeTwoBoneLimb(
   plan: SolvePlan,
