@@ -2,16 +2,14 @@ import { projectRotation } from "../solver/jointLimitProjection.js";
 import { LIMIT_FIXED, LIMIT_ROTATION, type JointLimits } from "../solver/limits.js";
 import type { SolvePlan } from "../solver/plan.js";
 import { quatConjugateMultiply, quatMultiply } from "../solver/quaternion.js";
-import { LocalRotationSnapshot, type RotationHolder } from "./poseSnapshot.js";
-import type { SkeletonRig } from "./skeletonRig.js";
-import { packTypedArrays } from "../solver/packArrays.js";
+import { ROTATION_CHANGED, SLOT_R, SLOT_STRIDE, type PoseBlock } from "./poseBlock.js";
 
-/** Slots of {@link RotationWriter.numbers}: inputs kept in an array so no double is boxed on a call. */
+/** Slots of {@link RotationBlend.numbers}: inputs kept in an array so no double is boxed on a call. */
 export const GLOBAL_WEIGHT_SLOT = 0;
 const JOINT_WEIGHT_SLOT = 1;
 
 /**
- * Writes a solve back onto the character as local rotations, blended from the animated ones.
+ * Turns a solve into the local rotations the frame writes, blended from the animated ones.
  *
  * The joints written are those whose local rotation a solve changes: the plan's rotating joints (chain
  * bases and every moved joint with moved children). Effectors and the joints hanging below keep their
@@ -24,28 +22,27 @@ const JOINT_WEIGHT_SLOT = 1;
  * (a shared spine joint follows the most wanted effector rather than the average, so fading one hand out does
  * not slacken the other's reach). A joint whose blend weight is 0 is not touched at all.
  */
-export class RotationWriter {
-  /** Joint per slot. */
+export class RotationBlend {
+  /** Joint per entry, parents first. */
   readonly joints: Int32Array;
-  readonly snapshot: LocalRotationSnapshot;
-  /** Scratch inputs: [GLOBAL_WEIGHT_SLOT] is set by the caller before {@link write}. */
-  readonly numbers = new Float64Array(4);
-  /** Effectors whose chains turn slot `s`: `touchEffectors[touchStart[s] .. touchStart[s + 1])`. */
+  /** Scratch inputs: [GLOBAL_WEIGHT_SLOT] is set by the caller before {@link compose}. */
+  readonly numbers: Float64Array;
+  /** Effectors whose chains turn entry `s`: `touchEffectors[touchStart[s] .. touchStart[s + 1])`. */
   private readonly _touchStart: Int32Array;
   private readonly _touchEffectors: Int32Array;
-  /** 1 when the solver turns the slot's joint. */
+  /** 1 when the solver turns the entry's joint. */
   private readonly _solved: Uint8Array;
-  /** Effector whose target orientation the slot's joint takes, or -1. */
+  /** Effector whose target orientation the entry's joint takes, or -1. */
   private readonly _matched: Int32Array;
-  private readonly _local = new Float64Array(4);
-  private readonly _scratch = new Float64Array(24);
+  private readonly _local: Float64Array;
+  private readonly _scratch: Float64Array;
 
   /**
-   * Lays out the writes of `plan`. `matchOrientation[e]` is 1 for effectors that take their target's
+   * Lays out the rotations of `plan`. `matchOrientation[e]` is 1 for effectors that take their target's
    * orientation.
    */
-  constructor(rig: SkeletonRig, plan: SolvePlan, matchOrientation: Uint8Array) {
-    const n = rig.jointCount;
+  constructor(plan: SolvePlan, matchOrientation: Uint8Array) {
+    const n = plan.rig.jointCount;
     const parents = plan.rig.parents;
     const slotOf = new Int32Array(n).fill(-1);
     const joints: number[] = [];
@@ -69,7 +66,7 @@ export class RotationWriter {
     const sortedJoints = order.map((s) => joints[s]);
     for (let s = 0; s < sortedJoints.length; s++) slotOf[sortedJoints[s]] = s;
 
-    // The effectors turning each slot: every joint from the effector up to its component's base.
+    // The effectors turning each entry: every joint from the effector up to its component's base.
     const touches: number[][] = sortedJoints.map(() => []);
     for (let e = 0; e < plan.effectorCount; e++) {
       const first = plan.effectorPathStart[e],
@@ -85,28 +82,36 @@ export class RotationWriter {
         if (!touches[s].includes(e)) touches[s].push(e);
       }
     }
+    const m = sortedJoints.length;
+    const flat = touches.flat();
+    // One block: the layout and the scratch of a frame.
+    const buffer = new ArrayBuffer(8 * (4 + 4 + 24) + 4 * (m + m + 1 + flat.length) + m + 7);
+    this.numbers = new Float64Array(buffer, 0, 4);
+    this._local = new Float64Array(buffer, 32, 4);
+    this._scratch = new Float64Array(buffer, 64, 24);
+    let offset = 256;
     this.joints = Int32Array.from(sortedJoints);
-    this._solved = Uint8Array.from(order.map((s) => solved[s]));
-    this._matched = Int32Array.from(order.map((s) => matched[s]));
-    this._touchStart = new Int32Array(sortedJoints.length + 1);
-    for (let s = 0; s < sortedJoints.length; s++)
-      this._touchStart[s + 1] = this._touchStart[s] + touches[s].length;
-    this._touchEffectors = Int32Array.from(touches.flat());
-    const holders: RotationHolder[] = sortedJoints.map((j) => rig.nodes[j] ?? rig.bones[j][0]);
-    this.snapshot = new LocalRotationSnapshot(holders);
-    packTypedArrays(this);
+    this._matched = new Int32Array(buffer, offset, m);
+    this._matched.set(order.map((s) => matched[s]));
+    this._touchStart = new Int32Array(buffer, (offset += 4 * m), m + 1);
+    for (let s = 0; s < m; s++) this._touchStart[s + 1] = this._touchStart[s] + touches[s].length;
+    this._touchEffectors = new Int32Array(buffer, (offset += 4 * (m + 1)), flat.length);
+    this._touchEffectors.set(flat);
+    this._solved = new Uint8Array(buffer, offset + 4 * flat.length, m);
+    this._solved.set(order.map((s) => solved[s]));
   }
 
   /**
-   * Writes every slot. `orientations`: the solved model-space pose; `animated`: the animated local rotations
-   * (4 per joint); `effectorBlend`: per effector 0..1 (0 for one skipped this frame); `targetOrientations`
-   * and `orientationValid`: per effector, the model-space orientation to take on and whether it is usable
-   * this frame. The snapshot must have been captured. Returns the number of joints written.
+   * Into the frame's local rotations (`pose`): every entry's solved rotation, blended from the rotation the
+   * frame holds (animated, or changed by a pass) by its weight. `orientations`: the solved model-space pose;
+   * `effectorBlend`: per effector 0..1 (0 for one skipped this frame); `targetOrientations` and
+   * `orientationValid`: per effector, the model-space orientation to take on and whether it is usable this
+   * frame. Returns the number of joints changed.
    */
-  write(
+  compose(
+    block: PoseBlock,
     parents: Int32Array,
     orientations: Float64Array,
-    animated: Float64Array,
     effectorBlend: Float64Array,
     targetOrientations: Float64Array,
     orientationValid: Uint8Array,
@@ -116,6 +121,7 @@ export class RotationWriter {
     const numbers = this.numbers;
     const global = numbers[GLOBAL_WEIGHT_SLOT];
     const local = this._local;
+    const slots = block.slots;
     let count = 0;
     for (let s = 0; s < joints.length; s++) {
       let weight = 0;
@@ -126,10 +132,12 @@ export class RotationWriter {
       weight *= global;
       if (!(weight > 0)) continue;
       const j = joints[s];
+      const slot = block.slotOf[j];
+      const r = SLOT_STRIDE * slot + SLOT_R;
       const p = parents[j];
       const e = this._matched[s];
       if (e >= 0 && orientationValid[e] === 1) {
-        if (!this._matchedLocal(j, p, orientations, targetOrientations, 4 * e, animated, limits)) continue;
+        if (!this._matchedLocal(j, p, orientations, targetOrientations, 4 * e, slots, r, limits)) continue;
       } else if (this._solved[s] === 1) {
         if (p >= 0) quatConjugateMultiply(local, 0, orientations, 4 * p, orientations, 4 * j);
         else for (let i = 0; i < 4; i++) local[i] = orientations[4 * j + i];
@@ -138,10 +146,14 @@ export class RotationWriter {
       }
       if (weight < 1) {
         numbers[JOINT_WEIGHT_SLOT] = weight;
-        slerpFrom(local, animated, 4 * j, numbers, JOINT_WEIGHT_SLOT);
+        slerpFrom(local, slots, r, numbers, JOINT_WEIGHT_SLOT);
       }
       if (!isFiniteQuaternion(local)) continue;
-      this.snapshot.write(s, local, 0);
+      slots[r] = local[0];
+      slots[r + 1] = local[1];
+      slots[r + 2] = local[2];
+      slots[r + 3] = local[3];
+      block.flags[slot] |= ROTATION_CHANGED;
       count++;
     }
     return count;
@@ -149,7 +161,7 @@ export class RotationWriter {
 
   /**
    * The local rotation that gives joint `j` the model-space orientation `target[to..]` under its solved
-   * parent, kept within the joint's limits; false for a fixed joint (it keeps its animated rotation).
+   * parent, kept within the joint's limits; for a fixed joint, the rotation it has (`animated[ao..]`).
    */
   private _matchedLocal(
     j: number,
@@ -158,12 +170,13 @@ export class RotationWriter {
     target: Float64Array,
     to: number,
     animated: Float64Array,
+    ao: number,
     limits: JointLimits,
   ): boolean {
     const local = this._local;
     const flags = limits.flags[j];
     if (flags & LIMIT_FIXED) {
-      for (let i = 0; i < 4; i++) local[i] = animated[4 * j + i];
+      for (let i = 0; i < 4; i++) local[i] = animated[ao + i];
       return true;
     }
     if (p >= 0) quatConjugateMultiply(local, 0, orientations, 4 * p, target, to);
