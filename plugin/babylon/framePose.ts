@@ -106,10 +106,8 @@ export class FramePose implements FabrikFrame {
   read(): void {
     const block = this._block;
     const n = block.size;
-    for (let k = 0; k < n; k++) {
-      readSlot(block, k);
-      slotKinematics(block, k);
-    }
+    for (let k = 0; k < n; k++) readSlot(block, k);
+    for (let k = 0; k < n; k++) slotKinematics(block, k);
     this._readRoot();
     this.changed = false;
   }

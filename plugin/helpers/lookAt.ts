@@ -1,15 +1,12 @@
 import type { Bone } from "@babylonjs/core/Bones/bone.js";
 import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
-import type { Observer } from "@babylonjs/core/Misc/observable.js";
-import type { Scene } from "@babylonjs/core/scene.js";
-import type { Nullable } from "@babylonjs/core/types.js";
-import type { FabrikBehavior, FabrikJoint } from "../babylon/fabrikBehavior.js";
+import type { FabrikBehavior, FabrikFrame, FabrikJoint, FabrikPass } from "../babylon/fabrikBehavior.js";
 import { PoseReader, type Vector3Like } from "../babylon/poseReader.js";
 import type { SkeletonRig } from "../babylon/skeletonRig.js";
 import { TargetBinding, type TargetSource } from "../babylon/targetBinding.js";
 import { FabrikError } from "../solver/errors.js";
 import { projectRotation } from "../solver/jointLimitProjection.js";
-import { addBeforeSolve, attachedScene, frameSeconds } from "./frameHook.js";
+import { attachedRig } from "./attached.js";
 import {
   copy,
   normalize3,
@@ -27,7 +24,6 @@ import {
 import { quaternionFromArray, vectorFromArray } from "../babylon/arrayToBabylon.js";
 import { lookRotation } from "./lookRotation.js";
 import { createModelTarget } from "./modelTarget.js";
-import { PoseLayer } from "../babylon/poseLayer.js";
 import { smoothingFactor } from "./smoothing.js";
 
 export interface LookAtOptions {
@@ -55,7 +51,11 @@ export interface LookAtOptions {
    * attached to, glTF's "forward"), brought into model space.
    */
   forward?: Vector3Like;
-  /** Update every frame by itself (default); with false, call {@link LookAt.update} before each solve. */
+  /**
+   * Update every frame by itself, with the animation clock's time step (default). With false, call
+   * {@link LookAt.update} with your time step each frame before the behavior solves: the look then runs in
+   * that frame with it (and not in frames without a call).
+   */
   autoUpdate?: boolean;
 }
 
@@ -98,6 +98,9 @@ const CURRENT = 96;
 const GOAL_WEIGHT = 97;
 const SLOTS = 100;
 
+/** Where the look runs among a frame's passes: after FootPlacement (the body), before Reach and the user's. */
+const LOOK_AT_ORDER = -20;
+
 const OPTION_KEYS = [
   "joints",
   "chest",
@@ -118,10 +121,11 @@ const OPTION_KEYS = [
  * look.target = camera;          // a Vector3 (read live), a node, or a function; null fades back out
  * ```
  *
- * Each frame the wanted gaze (smoothed on the sphere around the head, in world space, so the eyes stay on
- * the point while the body turns) is split into a turn about world up and a tilt, and shared out from the
- * lowest joint up. The joints below the head are turned before the solve (like an animation layer, put
- * back after rendering), each kept within the limits the behavior uses (`behavior.limits`); the head gets
+ * Each frame (a pass of the behavior's frame, order -20: after FootPlacement has set the body down) the
+ * wanted gaze (smoothed on the sphere around the head, in world space, so the eyes stay on the point while
+ * the body turns) is split into a turn about world up and a tilt, and shared out from the lowest joint up.
+ * The joints below the head are turned in the frame's pose before the solve (written with the solve's
+ * output, put back after rendering), each kept within the limits the behavior uses (`behavior.limits`); the head gets
  * a target with the remaining turn as its orientation (`matchOrientation`, chain length 1 at its own place),
  * which the solver keeps within the head's limits. Clearing the target (or `weight` 0) fades the look out;
  * at 0 the head's target is removed and the animation shows exactly.
@@ -145,8 +149,12 @@ export class LookAt {
 
   private _binding: TargetBinding | null = null;
   private readonly _rig: SkeletonRig;
-  private readonly _reader: PoseReader;
-  private readonly _layer: PoseLayer;
+  /** The frame being run: the pose read once by the behavior's pipeline. */
+  private _frame: FabrikFrame | null = null;
+  private readonly _pass: FabrikPass;
+  private readonly _auto: boolean;
+  /** With `autoUpdate: false`: whether {@link update} was called since the last frame. */
+  private _pending = false;
   private readonly _head: TransformNode | Bone;
   private readonly _shares: Float64Array;
   private readonly _v = new Float64Array(SLOTS);
@@ -154,21 +162,19 @@ export class LookAt {
   private _installed = false;
   private _tracking = false;
   private _disposed = false;
-  private _frameObserver: Nullable<Observer<Scene>> = null;
-  private _restoreObserver: Nullable<Observer<Scene>>;
 
   constructor(
     readonly behavior: FabrikBehavior,
     options: LookAtOptions = {},
   ) {
     const who = "LookAt";
-    const scene = attachedScene(behavior, who);
+    const rig = attachedRig(behavior, who);
+    const scene = behavior.attachedNode!.getScene();
     for (const key of Object.keys(options)) {
       if (!OPTION_KEYS.includes(key)) {
         throw new FabrikError(`${who}: unknown option "${key}" (options are ${OPTION_KEYS.join(", ")})`);
       }
     }
-    const rig = behavior.rig!;
     this._rig = rig;
     this.joints = lookJoints(behavior, options, who);
     const n = this.joints.length;
@@ -189,21 +195,13 @@ export class LookAt {
     this.smoothing = nonNegative(options.smoothing ?? 0.12, "smoothing", who);
     this.fadeTime = nonNegative(options.fadeTime ?? 0.3, "fadeTime", who);
 
-    this._reader = new PoseReader(rig);
-    // The look reads only its joints (and their ancestors, which the reader adds): not the whole rig each frame.
-    this._reader.readOnly(this.joints);
     const head = this.joints[n - 1];
     this._head = rig.nodes[head] ?? rig.bones[head][0];
     this._gazeFromRest(head, options.forward, who);
-    this._layer = new PoseLayer(rig, this.joints.slice(0, n - 1));
     this.headTarget = createModelTarget(behavior, scene, `${rig.names[head]} look target`);
-    if (options.autoUpdate ?? true) {
-      this._frameObserver = addBeforeSolve(behavior, scene, () => {
-        frameSeconds(scene, this._v, DT);
-        this._step();
-      });
-    }
-    this._restoreObserver = scene.onAfterRenderObservable.add(() => this._layer.restore());
+    this._auto = options.autoUpdate ?? true;
+    this._pass = { joints: this.joints, beforeSolve: (frame) => this._run(frame) };
+    behavior.addPass(this._pass, { order: LOOK_AT_ORDER });
   }
 
   /** What to look at: a Vector3 (read live), a node, a function returning a point, or null to look away. */
@@ -221,35 +219,45 @@ export class LookAt {
     return this._v[CURRENT];
   }
 
-  /** One frame of `dt` seconds. Call it yourself only with `autoUpdate: false`, before the solve. */
+  /**
+   * With `autoUpdate: false`: this frame lasts `dt` seconds (calls add up until the frame runs). The look runs
+   * when the behavior's frame does, on the pose it reads.
+   */
   update(dt: number): void {
-    this._v[DT] = dt;
-    this._step();
+    this._v[DT] = this._pending ? this._v[DT] + dt : dt;
+    this._pending = true;
   }
 
-  /** Removes the observers and the head's target, and puts the turned joints back. Idempotent. */
+  /** Leaves the behavior's frame and removes the head's target. Idempotent. */
   dispose(): void {
     if (this._disposed) return;
     this._disposed = true;
-    this._frameObserver?.remove();
-    this._restoreObserver?.remove();
-    this._frameObserver = this._restoreObserver = null;
-    this._layer.restore();
+    this.behavior.removePass(this._pass);
     if (this._installed && this.behavior.rig === this._rig) this.behavior.removeTarget(this._head);
     this._installed = false;
     this.headTarget.dispose();
   }
 
+  /** The pass: a frame of the look, on the pose the behavior's pipeline read. */
+  private _run(frame: FabrikFrame): void {
+    if (this._auto) this._v[DT] = frame.deltaTime;
+    else if (!this._pending) return;
+    this._pending = false;
+    this._frame = frame;
+    try {
+      this._step();
+    } finally {
+      this._frame = null;
+    }
+  }
+
   /** One frame, `_v[DT]` seconds long. */
   private _step(): void {
     if (this._disposed) return;
-    this._layer.restore();
     const ik = this.behavior;
     if (ik.rig !== this._rig) return;
-    const reader = this._reader;
-    reader.read();
     this._advance();
-    const valid = reader.worldToModelValid && this._readTarget();
+    const valid = this._readTarget();
     this._v[GOAL_WEIGHT] = valid ? Math.max(0, Math.min(1, this.weight)) : 0;
     if (!(this._v[CURRENT] > 0) && !(this._v[GOAL_WEIGHT] > 0)) {
       this._tracking = false;
@@ -259,7 +267,6 @@ export class LookAt {
       }
       return;
     }
-    if (!reader.worldToModelValid) return;
     this._readHead();
     if (!this._tracking) {
       // Start from where the head looks now, so the turn toward the point is smoothed too.
@@ -303,7 +310,7 @@ export class LookAt {
   /** The animated eye and gaze (model space), world up in model space, and the eye in world space. */
   private _readHead(): void {
     const v = this._v;
-    const reader = this._reader;
+    const reader = this._frame!;
     const head = this.joints[this.joints.length - 1];
     const w2m = reader.worldToModel;
     v[UP] = w2m[4];
@@ -339,7 +346,7 @@ export class LookAt {
    */
   private _lookPoint(): void {
     const v = this._v;
-    const w2m = this._reader.worldToModel;
+    const w2m = this._frame!.worldToModel;
     transformDirection(v, WANTED, w2m, v, DIR);
     normalize3(v, WANTED, v, WANTED);
     let d = v[GAZE] * v[WANTED] + v[GAZE + 1] * v[WANTED + 1] + v[GAZE + 2] * v[WANTED + 2];
@@ -380,7 +387,7 @@ export class LookAt {
   /** Where joint `j`, the eye and the gaze are after the turns so far, and the turn still wanted (TURN). */
   private _turnToward(j: number): void {
     const v = this._v;
-    const p = this._reader.positions;
+    const p = this._frame!.positions;
     quatRotate(v, PIVOT, v, CARRY, p, 3 * j);
     quatRotate(v, CUR_EYE, v, CARRY, v, EYE);
     quatRotate(v, CUR_GAZE, v, CARRY, v, GAZE);
@@ -392,7 +399,7 @@ export class LookAt {
     if (!normalize3(v, TO, v, TO)) copy(v, TO, v, CUR_GAZE, 3);
     lookRotation(v, TURN, v, CUR_GAZE, v, TO, v, UP, v, SCRATCH);
     // The head's wanted orientation: its own, carried, then turned by all that is left.
-    quatMultiply(v, HEAD, v, CARRY, this._reader.orientations, 4 * j);
+    quatMultiply(v, HEAD, v, CARRY, this._frame!.orientations, 4 * j);
     quatMultiply(v, HEAD, v, TURN, v, HEAD);
   }
 
@@ -402,7 +409,7 @@ export class LookAt {
    */
   private _turnJoint(j: number): void {
     const v = this._v;
-    const orientations = this._reader.orientations;
+    const orientations = this._frame!.orientations;
     copy(v, SHARE, v, TURN, 4);
     quatScaleAngle(v, SHARE, v, FRACTION);
     // The joint's orientation now (carried) and wanted; its parent's now; the local rotation between.
@@ -414,7 +421,7 @@ export class LookAt {
       quatConjugateMultiply(v, LOCAL, v, PARENT, v, LOCAL);
     }
     this._clampLocal(j);
-    this._layer.writeRotation(j, v, LOCAL);
+    this._frame!.setLocalRotation(j, v, LOCAL);
     // The turn taken: the joint's new orientation times the inverse of its carried one.
     if (parent >= 0) quatMultiply(v, LOCAL, v, PARENT, v, LOCAL);
     quatMultiplyConjugate(v, SHARE, v, LOCAL, v, ORIENTATION);
@@ -463,7 +470,8 @@ export class LookAt {
       v[TO] = m[8];
       v[TO + 1] = m[9];
       v[TO + 2] = m[10];
-      transformDirection(v, GAZE, this._reader.worldToModel, v, TO);
+      // Read once, now (it reads the pose on construction): the model root's matrix as it stands.
+      transformDirection(v, GAZE, new PoseReader(this._rig).worldToModel, v, TO);
     }
     if (!normalize3(v, GAZE, v, GAZE)) {
       throw new FabrikError(`${who}: forward must be a non-zero, finite direction`, undefined, "forward");
