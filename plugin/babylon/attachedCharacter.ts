@@ -1,7 +1,15 @@
 import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { Logger } from "@babylonjs/core/Misc/logger.js";
 import { FabrikError } from "../solver/errors.js";
-import { createJointLimits, setJointLimit, type JointLimits } from "../solver/limits.js";
+import {
+  copyJointLimits,
+  createJointLimits,
+  isJointLimitsShared,
+  setJointLimit,
+  type JointLimits,
+  type JointLimitSpec,
+} from "../solver/limits.js";
+import { setPlanLimits } from "../solver/plan.js";
 import { fitLimitsToAnimations } from "./animationLimits.js";
 import type { CheckedBehaviorOptions } from "./behaviorOptions.js";
 import { CharacterPipeline, type PipelineOwner } from "./characterPipeline.js";
@@ -15,6 +23,7 @@ import { findHumanoidRoles, HUMANOID_ROLES, type HumanoidRole, type HumanoidRole
 import { jointDepths } from "./jointTree.js";
 import type { FabrikModel } from "./modelCache.js";
 import { buildSkeletonRig, type SkeletonRig } from "./skeletonRig.js";
+import { describeValue } from "./targetBinding.js";
 
 /**
  * Everything a behavior knows while attached, built at once by {@link attachCharacter} and dropped at once on
@@ -132,4 +141,55 @@ export function detachCharacter(character: AttachedCharacter): void {
   character.targets?.release();
   character.model.releaseLimits(character.limits);
   character.system.models.release(character.model);
+}
+
+/** Refuses to attach a behavior attached elsewhere, or to something that is not a node. */
+export function checkAttachable(current: TransformNode | null, node: TransformNode): void {
+  if (current !== null) {
+    throw new FabrikError(
+      `FabrikIK: already attached to "${current.name}"; detach it (node.removeBehavior) before ` +
+        `attaching it to "${node?.name}"`,
+      undefined,
+      "node",
+    );
+  }
+  if (node == null || typeof node.getScene !== "function") {
+    throw new FabrikError(`FabrikIK: attach needs a TransformNode or mesh, got ${describeValue(node)}`);
+  }
+}
+
+/** The character, or the error a call owes a behavior that is not attached (`who` names the call). */
+export function requireAttached(character: AttachedCharacter | null, who: string): AttachedCharacter {
+  if (character === null) {
+    throw new FabrikError(
+      `${who}: the behavior is not attached; add it to the character first (mesh.addBehavior(ik, true): ` +
+        "without `true`, Babylon defers attaching while the scene is loading)",
+    );
+  }
+  return character;
+}
+
+/**
+ * Sets (or clears) joint `j`'s limits, effective from the next solve. A limit set shared with identical
+ * characters is copied before the first edit: only this one changes. A bad spec changes nothing.
+ */
+export function setCharacterLimit(
+  character: AttachedCharacter,
+  j: number,
+  spec: JointLimitSpec | undefined,
+  who: string,
+): void {
+  const limits = character.limits;
+  const own = isJointLimitsShared(limits) ? copyJointLimits(limits) : limits;
+  try {
+    setJointLimit(own, j, spec);
+  } catch (error) {
+    if (error instanceof FabrikError) throw new FabrikError(`${who}: ${error.message}`, j, error.option);
+    throw error;
+  }
+  if (own !== limits) {
+    character.model.releaseLimits(limits);
+    character.limits = own;
+    if (character.targets !== null) setPlanLimits(character.targets.plan, own);
+  }
 }

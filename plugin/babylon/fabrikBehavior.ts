@@ -3,18 +3,18 @@ import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import type { IInspectable } from "@babylonjs/core/Misc/iInspectable.js";
 import { Observable } from "@babylonjs/core/Misc/observable.js";
 import type { Nullable } from "@babylonjs/core/types.js";
-import { FabrikError } from "../solver/errors.js";
 import type { SolveSettings } from "../solver/fabrik.js";
-import {
-  copyJointLimits,
-  isJointLimitsShared,
-  setJointLimit,
-  type JointLimits,
-  type JointLimitSpec,
-} from "../solver/limits.js";
-import { setPlanLimits, type SolvePlan } from "../solver/plan.js";
+import type { JointLimits, JointLimitSpec } from "../solver/limits.js";
+import type { SolvePlan } from "../solver/plan.js";
 import type { Rig } from "../solver/rig.js";
-import { attachCharacter, detachCharacter, type AttachedCharacter } from "./attachedCharacter.js";
+import {
+  attachCharacter,
+  checkAttachable,
+  detachCharacter,
+  requireAttached,
+  setCharacterLimit,
+  type AttachedCharacter,
+} from "./attachedCharacter.js";
 import {
   checkBehaviorOptions,
   checkMaxIterations,
@@ -24,17 +24,27 @@ import {
   type FabrikBehaviorOptions,
   type FabrikStage,
 } from "./behaviorOptions.js";
-import type { TargetEntry } from "./compiledTargets.js";
 import type { EndEffectorInfo } from "./endEffectors.js";
-import type { FabrikFrame, FabrikPass, FabrikPassOptions, FabrikSolvedEvent } from "./fabrikFrame.js";
+import {
+  checkPass,
+  type FabrikFrame,
+  type FabrikPass,
+  type FabrikPassOptions,
+  type FabrikSolvedEvent,
+} from "./fabrikFrame.js";
 import type { HumanoidRoles } from "./humanoidRoles.js";
 import { installInspectorProperties } from "./inspectorProperties.js";
-import { findJointIndex, labelOf, unknownJoint, type FabrikJoint } from "./jointLookup.js";
+import { findJointIndex, labelOf, resolveJoint, type FabrikJoint } from "./jointLookup.js";
 import { shinOf } from "./limbChains.js";
 import type { SkeletonRig } from "./skeletonRig.js";
-import { describeValue, type TargetSource } from "./targetBinding.js";
-import { installTargets, makeTargetEntry, putTarget } from "./targetEditing.js";
-import { checkTargetOptions, type FabrikTargetInfo, type FabrikTargetOptions } from "./targetOptions.js";
+import type { TargetSource } from "./targetBinding.js";
+import { installTargets, makeTargetEntry, putTarget, refuseTargetWeight } from "./targetEditing.js";
+import {
+  checkTargetOptions,
+  targetInfo,
+  type FabrikTargetInfo,
+  type FabrikTargetOptions,
+} from "./targetOptions.js";
 
 export type { FabrikBehaviorOptions, FabrikLimitPreset, FabrikStage } from "./behaviorOptions.js";
 export type {
@@ -58,18 +68,13 @@ export type { FabrikTargetInfo, FabrikTargetOptions } from "./targetOptions.js";
  * ```
  *
  * Every frame (see {@link FabrikBehaviorOptions.stage}) the scene's FabrikSystem runs the character's
- * pipeline: it reads the animated pose from the joint nodes once, runs the passes (FootPlacement, LookAt,
- * Reach, your own: {@link addPass}), solves every target at once (chains meeting at a joint share it), and
- * writes local rotations back to the joint nodes (or bones without nodes) once, blended from the animated
- * ones by `weight`. After the frame is rendered the animated values are put back, so the next frame starts
- * from the animation again (joints without animation channels would otherwise drift) and detaching leaves
- * the animated pose. The written pose is there from the solve until `scene.onAfterRenderObservable`: read it
- * in {@link onSolvedObservable}.
- *
- * Scale: any scale above the skeleton (the glTF mirror, an armature's ×100, a character scaled at runtime)
- * is fine; scale inside the skeleton must be uniform per joint.
- *
- * Steady-state frames allocate nothing.
+ * pipeline: read the animated pose from the joint nodes once, run the passes (FootPlacement, LookAt, Reach,
+ * yours: {@link addPass}), solve every target at once (chains meeting at a joint share it), write local
+ * rotations to the joint nodes (or bones without nodes) once, blended from the animated ones by `weight`.
+ * After the frame is rendered the animated values are put back, so the next frame starts from the animation
+ * again (joints without animation channels would otherwise drift) and detaching leaves the animated pose.
+ * Read the written pose in {@link onSolvedObservable}. Scale above the skeleton (the glTF mirror, an
+ * armature's ×100) is fine; scale inside it must be uniform per joint. Steady-state frames allocate nothing.
  */
 export class FabrikBehavior implements Behavior<TransformNode> {
   /** Fired after each frame's write-back, with the solver's report. */
@@ -197,16 +202,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
 
   /** The current targets, in effector order (a fresh array of snapshots each call). */
   get targets(): readonly FabrikTargetInfo[] {
-    return (this._character?.entries ?? []).map((e) => ({
-      joint: e.joint,
-      label: e.label,
-      source: e.binding.source,
-      weight: e.weight,
-      chainLength: e.chainLength,
-      matchOrientation: e.matchOrientation,
-      rotation: e.rotation,
-      pole: e.pole?.source ?? null,
-    }));
+    return (this._character?.entries ?? []).map(targetInfo);
   }
 
   /** Model-space target points (x y z per effector) of the last solve, live; null without targets. */
@@ -236,17 +232,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
 
   attach(node: TransformNode): void {
     if (this.attachedNode === node) return;
-    if (this.attachedNode !== null) {
-      throw new FabrikError(
-        `FabrikIK: already attached to "${this.attachedNode.name}"; detach it (node.removeBehavior) before ` +
-          `attaching it to "${node?.name}"`,
-        undefined,
-        "node",
-      );
-    }
-    if (node == null || typeof node.getScene !== "function") {
-      throw new FabrikError(`FabrikIK: attach needs a TransformNode or mesh, got ${describeValue(node)}`);
-    }
+    checkAttachable(this.attachedNode, node);
     this._character = attachCharacter(this, node, this._options);
     this.attachedNode = node;
     this._uninstallInspector = installInspectorProperties(this);
@@ -300,7 +286,8 @@ export class FabrikBehavior implements Behavior<TransformNode> {
    */
   setTarget(joint: FabrikJoint, target: TargetSource, options: FabrikTargetOptions = {}): void {
     const who = `FabrikIK setTarget(${labelOf(joint)})`;
-    const { character, j } = this._resolve(joint, who);
+    const character = this._attached(who);
+    const j = resolveJoint(character, joint, who);
     const checked = checkTargetOptions(options, who, j);
     const entry = makeTargetEntry(character, j, labelOf(joint), target, checked, who);
     if (putTarget(character, entry, this._tolerance, this._maxIterations, who)) {
@@ -326,19 +313,19 @@ export class FabrikBehavior implements Behavior<TransformNode> {
         }
       }
     }
-    this._refuseTargetWeight(joint, weight);
+    const who = `FabrikIK setTargetWeight(${labelOf(joint)})`;
+    refuseTargetWeight(this._attached(who), joint, weight, who);
   }
 
   /** Stops pulling `joint`: its chain shows its animation again. Returns false when it had no target. */
   removeTarget(joint: FabrikJoint): boolean {
     const who = `FabrikIK removeTarget(${labelOf(joint)})`;
-    const { character, j } = this._resolve(joint, who);
+    const character = this._attached(who);
+    const j = resolveJoint(character, joint, who);
     if (!character.entries.some((e) => e.joint === j)) return false;
-    this._install(
-      character,
-      character.entries.filter((e) => e.joint !== j),
-      who,
-    );
+    const rest = character.entries.filter((e) => e.joint !== j);
+    installTargets(character, rest, this._tolerance, this._maxIterations, who);
+    this.onTargetsChangedObservable.notifyObservers(this);
     return true;
   }
 
@@ -346,7 +333,8 @@ export class FabrikBehavior implements Behavior<TransformNode> {
   clearTargets(): void {
     const character = this._character;
     if (character === null || character.targets === null) return;
-    this._install(character, [], "FabrikIK clearTargets()");
+    installTargets(character, [], this._tolerance, this._maxIterations, "FabrikIK clearTargets()");
+    this.onTargetsChangedObservable.notifyObservers(this);
   }
 
   /**
@@ -355,27 +343,15 @@ export class FabrikBehavior implements Behavior<TransformNode> {
    */
   setLimit(joint: FabrikJoint, spec: JointLimitSpec | undefined): void {
     const who = `FabrikIK setLimit(${labelOf(joint)})`;
-    const { character, j } = this._resolve(joint, who);
-    // A limit set shared with identical characters is copied before the first edit: this one only changes.
-    const limits = character.limits;
-    const own = isJointLimitsShared(limits) ? copyJointLimits(limits) : limits;
-    try {
-      setJointLimit(own, j, spec);
-    } catch (error) {
-      if (error instanceof FabrikError) throw new FabrikError(`${who}: ${error.message}`, j, error.option);
-      throw error;
-    }
-    if (own !== limits) {
-      character.model.releaseLimits(limits);
-      character.limits = own;
-      if (character.targets !== null) setPlanLimits(character.targets.plan, own);
-    }
+    const character = this._attached(who);
+    setCharacterLimit(character, resolveJoint(character, joint, who), spec, who);
   }
 
   /** A copy of a joint's limits, or undefined when it is free. */
   getLimit(joint: FabrikJoint): JointLimitSpec | undefined {
-    const { character, j } = this._resolve(joint, `FabrikIK getLimit(${labelOf(joint)})`);
-    const spec = character.limits.specs[j];
+    const who = `FabrikIK getLimit(${labelOf(joint)})`;
+    const character = this._attached(who);
+    const spec = character.limits.specs[resolveJoint(character, joint, who)];
     return spec === undefined ? undefined : structuredClone(spec);
   }
 
@@ -399,20 +375,8 @@ export class FabrikBehavior implements Behavior<TransformNode> {
   addPass(pass: FabrikPass, options: FabrikPassOptions = {}): void {
     const who = "FabrikIK addPass()";
     const character = this._attached(who);
-    if (pass === null || typeof pass !== "object") {
-      throw new FabrikError(
-        `${who}: a pass is an object with beforeSolve and/or afterSolve, got ${describeValue(pass)}`,
-      );
-    }
-    const joints = (pass.joints ?? []).map((joint) => this._resolve(joint, who).j);
-    const order = options.order ?? 0;
-    if (typeof order !== "number" || !Number.isFinite(order)) {
-      throw new FabrikError(
-        `${who}: order must be a finite number, got ${String(order)}`,
-        undefined,
-        "order",
-      );
-    }
+    const order = checkPass(pass, options, who);
+    const joints = (pass.joints ?? []).map((joint) => resolveJoint(character, joint, who));
     character.pipeline.removePass(pass);
     character.pipeline.addPass(pass, order, joints);
   }
@@ -426,45 +390,8 @@ export class FabrikBehavior implements Behavior<TransformNode> {
   private readonly _onStage = (): void => this._character?.pipeline.run(ONE_FRAME);
   private readonly _onAfterRender = (): void => this._character?.pipeline.restore();
 
-  private _install(character: AttachedCharacter, entries: TargetEntry[], who: string): void {
-    installTargets(character, entries, this._tolerance, this._maxIterations, who);
-    this.onTargetsChangedObservable.notifyObservers(this);
-  }
-
-  /** Throws the error {@link setTargetWeight} owes a bad call (kept apart: the call itself builds no text). */
-  private _refuseTargetWeight(joint: FabrikJoint, weight: unknown): never {
-    const who = `FabrikIK setTargetWeight(${labelOf(joint)})`;
-    const { character, j } = this._resolve(joint, who);
-    if (typeof weight !== "number" || !(weight >= 0 && weight <= 1)) {
-      throw new FabrikError(
-        `${who}: weight must be a number in [0, 1], got ${describeValue(weight)}`,
-        j,
-        "weight",
-      );
-    }
-    throw new FabrikError(
-      `${who}: "${character.rig.names[j]}" has no target; give it one with setTarget first`,
-      j,
-      "joint",
-    );
-  }
-
   private _attached(who: string): AttachedCharacter {
-    const character = this._character;
-    if (character === null) {
-      throw new FabrikError(
-        `${who}: the behavior is not attached; add it to the character first (mesh.addBehavior(ik, true): ` +
-          "without `true`, Babylon defers attaching while the scene is loading)",
-      );
-    }
-    return character;
-  }
-
-  private _resolve(joint: FabrikJoint, who: string): { character: AttachedCharacter; j: number } {
-    const character = this._attached(who);
-    const j = findJointIndex(character.rig, character.roles, joint);
-    if (j < 0) throw unknownJoint(character.rig, character.roles, joint, who);
-    return { character, j };
+    return requireAttached(this._character, who);
   }
 }
 

@@ -1,6 +1,8 @@
+import { FabrikError } from "../solver/errors.js";
 import type { SolveReport } from "../solver/plan.js";
 import type { FabrikBehavior } from "./fabrikBehavior.js";
 import type { FabrikJoint } from "./jointLookup.js";
+import { describeValue } from "./targetBinding.js";
 
 /**
  * One frame of a character, as its passes see it: the pose read once from the joint nodes (model space, the
@@ -81,3 +83,17 @@ export interface FabrikSolvedEvent {
  * arrays live: copy what you keep).
  */
 export type FabrikBeforeSolveEvent = FabrikFrame;
+
+/** Checks a pass and its options for `addPass`; returns its order. */
+export function checkPass(pass: FabrikPass, options: FabrikPassOptions, who: string): number {
+  if (pass === null || typeof pass !== "object") {
+    throw new FabrikError(
+      `${who}: a pass is an object with beforeSolve and/or afterSolve, got ${describeValue(pass)}`,
+    );
+  }
+  const order = options?.order ?? 0;
+  if (typeof order !== "number" || !Number.isFinite(order)) {
+    throw new FabrikError(`${who}: order must be a finite number, got ${String(order)}`, undefined, "order");
+  }
+  return order;
+}

@@ -50,6 +50,9 @@ export {
   type FabrikTargetInfo,
   type FabrikTargetOptions,
 } from "./fabrikBehavior.js";
+export type { FabrikFrame, FabrikPass, FabrikPassOptions } from "./fabrikFrame.js";
+export { FabrikSystem } from "./fabrikSystem.js";
+export { FabrikModel, FabrikModelCache } from "./modelCache.js";
 export {
   FABRIK_DEBUG_COLORS,
   FabrikDebugView,

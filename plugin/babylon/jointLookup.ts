@@ -26,6 +26,17 @@ export function findJointIndex(rig: SkeletonRig, roles: HumanoidRoles, joint: Fa
   return (roles as Record<string, number | undefined>)[joint] ?? -1;
 }
 
+/** The joint index of `joint` on the character's rig (see {@link findJointIndex}); throws when it has none. */
+export function resolveJoint(
+  character: { readonly rig: SkeletonRig; readonly roles: HumanoidRoles },
+  joint: FabrikJoint,
+  who: string,
+): number {
+  const j = findJointIndex(character.rig, character.roles, joint);
+  if (j < 0) throw unknownJoint(character.rig, character.roles, joint, who);
+  return j;
+}
+
 /**
  * The error for a joint the rig does not have, saying what was meant when it can guess: roles and bone names
  * that match by case or by suffix, and a sample of the rig's joints and roles.

@@ -3,7 +3,8 @@ import type { AttachedCharacter } from "./attachedCharacter.js";
 import { CompiledTargets, type TargetEntry } from "./compiledTargets.js";
 import { defaultChainLength, shinOf } from "./limbChains.js";
 import { ShinEndTarget } from "./shinEndTarget.js";
-import { TargetBinding, type TargetSource } from "./targetBinding.js";
+import { describeValue, TargetBinding, type TargetSource } from "./targetBinding.js";
+import { resolveJoint, type FabrikJoint } from "./jointLookup.js";
 import type { FabrikTargetOptions } from "./targetOptions.js";
 
 /*
@@ -174,4 +175,26 @@ function checkEffectorFree(
       );
     }
   }
+}
+
+/** Throws the error a bad `setTargetWeight` call owes (kept apart: the call itself builds no text). */
+export function refuseTargetWeight(
+  character: AttachedCharacter,
+  joint: FabrikJoint,
+  weight: unknown,
+  who: string,
+): never {
+  const j = resolveJoint(character, joint, who);
+  if (typeof weight !== "number" || !(weight >= 0 && weight <= 1)) {
+    throw new FabrikError(
+      `${who}: weight must be a number in [0, 1], got ${describeValue(weight)}`,
+      j,
+      "weight",
+    );
+  }
+  throw new FabrikError(
+    `${who}: "${character.rig.names[j]}" has no target; give it one with setTarget first`,
+    j,
+    "joint",
+  );
 }

@@ -1,4 +1,5 @@
 import { FabrikError } from "../solver/errors.js";
+import type { TargetEntry } from "./compiledTargets.js";
 import { describeValue, isQuaternionLike, type QuaternionLike, type TargetSource } from "./targetBinding.js";
 
 export interface FabrikTargetOptions {
@@ -109,4 +110,18 @@ export function checkTargetOptions(
     }
   }
   return { ...options, weight };
+}
+
+/** A snapshot of a target as set, for tools. */
+export function targetInfo(e: TargetEntry): FabrikTargetInfo {
+  return {
+    joint: e.joint,
+    label: e.label,
+    source: e.binding.source,
+    weight: e.weight,
+    chainLength: e.chainLength,
+    matchOrientation: e.matchOrientation,
+    rotation: e.rotation,
+    pole: e.pole?.source ?? null,
+  };
 }

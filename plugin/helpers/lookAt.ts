@@ -1,116 +1,53 @@
 import type { Bone } from "@babylonjs/core/Bones/bone.js";
 import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
-import type { FabrikBehavior, FabrikFrame, FabrikJoint, FabrikPass } from "../babylon/fabrikBehavior.js";
+import type { FabrikBehavior, FabrikFrame, FabrikPass } from "../babylon/fabrikBehavior.js";
 import { PoseReader, type Vector3Like } from "../babylon/poseReader.js";
 import type { SkeletonRig } from "../babylon/skeletonRig.js";
 import { TargetBinding, type TargetSource } from "../babylon/targetBinding.js";
 import { FabrikError } from "../solver/errors.js";
-import { projectRotation } from "../solver/jointLimitProjection.js";
+import {
+  DT,
+  SMOOTHING,
+  FRACTION,
+  LAYER_WEIGHT,
+  DISTANCE,
+  GAZE_LOCAL,
+  UP,
+  EYE,
+  GAZE,
+  WANTED,
+  LOOK,
+  EYE_WORLD,
+  DIR,
+  GOAL_DIR,
+  POINT,
+  PIVOT,
+  TO,
+  ORIENTATION,
+  HEAD,
+  CURRENT,
+  GOAL_WEIGHT,
+  SLOTS,
+} from "./lookSlots.js";
 import { attachedRig } from "./attached.js";
+import { shareOutLook } from "./lookShareOut.js";
+import { checkLookAtOptionNames, lookJoints, nonNegative, type LookAtOptions } from "./lookAtOptions.js";
+
+export type { LookAtOptions } from "./lookAtOptions.js";
 import {
   copy,
   normalize3,
-  quatScaleAngle,
   slerpDirection,
   transformDirection,
   transformPoint,
 } from "../babylon/arrayMath.js";
-import {
-  quatConjugateMultiply,
-  quatMultiply,
-  quatMultiplyConjugate,
-  quatRotate,
-} from "../solver/quaternion.js";
+import { quatConjugateMultiply, quatRotate } from "../solver/quaternion.js";
 import { quaternionFromArray, vectorFromArray } from "../babylon/arrayToBabylon.js";
-import { lookRotation } from "./lookRotation.js";
 import { createModelTarget } from "./modelTarget.js";
 import { smoothingFactor } from "./smoothing.js";
 
-export interface LookAtOptions {
-  /**
-   * The joints that turn, parents first; the last one is the head, whose forward is the gaze. Default: the
-   * `neck` and `head` roles (a root joint is never turned: on some creatures the "neck" is the body).
-   */
-  joints?: readonly FabrikJoint[];
-  /** Also turn the chest (the `upperChest` or `chest` role) below the default neck and head. Default false. */
-  chest?: boolean;
-  /**
-   * How the turn is shared, one number per joint (any scale). Default: equal, the chest taking half a share.
-   * Each joint takes its share of what is left to turn, and is kept within its limits; the head then turns
-   * the rest (within its own), so the gaze lands on the point whenever the limits allow.
-   */
-  shares?: readonly number[];
-  /** The largest turn away from the animated gaze, in radians; farther points are looked at as far as this. Default 100°. */
-  maxAngle?: number;
-  /** Time constant (seconds) with which the gaze follows the target. Default 0.12. */
-  smoothing?: number;
-  /** Seconds to fade in when a target is set, and out when it is cleared. Default 0.3. */
-  fadeTime?: number;
-  /**
-   * The gaze in model space at rest. Default: the front of the character (+Z of the node the behavior is
-   * attached to, glTF's "forward"), brought into model space.
-   */
-  forward?: Vector3Like;
-  /**
-   * Update every frame by itself, with the animation clock's time step (default). With false, call
-   * {@link LookAt.update} with your time step each frame before the behavior solves: the look then runs in
-   * that frame with it (and not in frames without a call).
-   */
-  autoUpdate?: boolean;
-}
-
-/* Slots of the scalar array: every per-frame number lives here (doubles crossing calls V8 does not
-   inline are boxed), vectors and quaternions included. */
-const DT = 0;
-const SMOOTHING = 1;
-const FRACTION = 2;
-const LAYER_WEIGHT = 3;
-const DISTANCE = 4;
-/** The head's gaze in its own frame (constant). */
-const GAZE_LOCAL = 5;
-/** Model space: world up, the animated eye and gaze, the wanted gaze, the look point. */
-const UP = 8;
-const EYE = 11;
-const GAZE = 14;
-const WANTED = 17;
-const LOOK = 20;
-/** World space: the eye, the smoothed gaze, its goal, the target point. */
-const EYE_WORLD = 23;
-const DIR = 26;
-const GOAL_DIR = 29;
-const POINT = 32;
-/** The share-out: the rigid motion so far (x' = carry·x + shift), and per joint values. */
-const CARRY = 35;
-const SHIFT = 39;
-const PIVOT = 42;
-const CUR_GAZE = 45;
-const CUR_EYE = 48;
-const TO = 51;
-const TURN = 54;
-const SHARE = 58;
-const ORIENTATION = 62;
-const PARENT = 66;
-const LOCAL = 70;
-const HEAD = 74;
-const SCRATCH = 78;
-// The shown and the goal weight live here too: as object fields they were boxed in some JIT tiers.
-const CURRENT = 96;
-const GOAL_WEIGHT = 97;
-const SLOTS = 100;
-
 /** Where the look runs among a frame's passes: after FootPlacement (the body), before Reach and the user's. */
 const LOOK_AT_ORDER = -20;
-
-const OPTION_KEYS = [
-  "joints",
-  "chest",
-  "shares",
-  "maxAngle",
-  "smoothing",
-  "fadeTime",
-  "forward",
-  "autoUpdate",
-];
 
 /**
  * Turns the head (and neck, optionally chest) toward a point, within the behavior's joint limits, weighted
@@ -170,11 +107,7 @@ export class LookAt {
     const who = "LookAt";
     const rig = attachedRig(behavior, who);
     const scene = behavior.attachedNode!.getScene();
-    for (const key of Object.keys(options)) {
-      if (!OPTION_KEYS.includes(key)) {
-        throw new FabrikError(`${who}: unknown option "${key}" (options are ${OPTION_KEYS.join(", ")})`);
-      }
-    }
+    checkLookAtOptionNames(options, who);
     this._rig = rig;
     this.joints = lookJoints(behavior, options, who);
     const n = this.joints.length;
@@ -282,7 +215,15 @@ export class LookAt {
     if (!(this._v[CURRENT] > 0) || !ik.enabled) return;
     this._lookPoint();
     this._v[LAYER_WEIGHT] = ik.weight;
-    this._distribute();
+    shareOutLook(
+      this._v,
+      this._frame!,
+      this.joints,
+      this._shares,
+      this._rig.parents,
+      this.behavior.limits,
+      this._projection,
+    );
     this._writeHeadTarget();
     if (!this._installed) {
       ik.setTarget(this._head, this.headTarget, { chainLength: 1, matchOrientation: true });
@@ -359,90 +300,6 @@ export class LookAt {
     for (let k = 0; k < 3; k++) v[LOOK + k] = v[EYE + k] + v[WANTED + k] * distance;
   }
 
-  /**
-   * Shares the turn toward the look point out over the joints, lowest first: each turns its share of what is
-   * left (about its own pivot, carrying everything above it), within its limits; the head gets the rest as
-   * its target orientation. `_v[LAYER_WEIGHT]` scales the turns written before the solve, as the behavior's
-   * own weight scales what it writes.
-   */
-  private _distribute(): void {
-    const v = this._v;
-    const joints = this.joints;
-    const count = joints.length;
-    // The rigid motion of everything above the joints turned so far: x' = carry · x + shift.
-    v[CARRY] = v[CARRY + 1] = v[CARRY + 2] = 0;
-    v[CARRY + 3] = 1;
-    v[SHIFT] = v[SHIFT + 1] = v[SHIFT + 2] = 0;
-    let remaining = 0;
-    for (let k = 0; k < count; k++) remaining += this._shares[k];
-    for (let k = 0; k < count; k++) {
-      this._turnToward(joints[k]);
-      if (k === count - 1) break;
-      v[FRACTION] = (remaining > 0 ? this._shares[k] / remaining : 1) * v[LAYER_WEIGHT];
-      remaining -= this._shares[k];
-      this._turnJoint(joints[k]);
-    }
-  }
-
-  /** Where joint `j`, the eye and the gaze are after the turns so far, and the turn still wanted (TURN). */
-  private _turnToward(j: number): void {
-    const v = this._v;
-    const p = this._frame!.positions;
-    quatRotate(v, PIVOT, v, CARRY, p, 3 * j);
-    quatRotate(v, CUR_EYE, v, CARRY, v, EYE);
-    quatRotate(v, CUR_GAZE, v, CARRY, v, GAZE);
-    for (let k = 0; k < 3; k++) {
-      v[PIVOT + k] += v[SHIFT + k];
-      v[CUR_EYE + k] += v[SHIFT + k];
-      v[TO + k] = v[LOOK + k] - v[CUR_EYE + k];
-    }
-    if (!normalize3(v, TO, v, TO)) copy(v, TO, v, CUR_GAZE, 3);
-    lookRotation(v, TURN, v, CUR_GAZE, v, TO, v, UP, v, SCRATCH);
-    // The head's wanted orientation: its own, carried, then turned by all that is left.
-    quatMultiply(v, HEAD, v, CARRY, this._frame!.orientations, 4 * j);
-    quatMultiply(v, HEAD, v, TURN, v, HEAD);
-  }
-
-  /**
-   * Turns joint `j` by the fraction `_v[FRACTION]` of TURN, within its limits, writes its local rotation to
-   * the layer, and adds the turn it really took to the carried motion.
-   */
-  private _turnJoint(j: number): void {
-    const v = this._v;
-    const orientations = this._frame!.orientations;
-    copy(v, SHARE, v, TURN, 4);
-    quatScaleAngle(v, SHARE, v, FRACTION);
-    // The joint's orientation now (carried) and wanted; its parent's now; the local rotation between.
-    quatMultiply(v, ORIENTATION, v, CARRY, orientations, 4 * j);
-    quatMultiply(v, LOCAL, v, SHARE, v, ORIENTATION);
-    const parent = this._rig.parents[j];
-    if (parent >= 0) {
-      quatMultiply(v, PARENT, v, CARRY, orientations, 4 * parent);
-      quatConjugateMultiply(v, LOCAL, v, PARENT, v, LOCAL);
-    }
-    this._clampLocal(j);
-    this._frame!.setLocalRotation(j, v, LOCAL);
-    // The turn taken: the joint's new orientation times the inverse of its carried one.
-    if (parent >= 0) quatMultiply(v, LOCAL, v, PARENT, v, LOCAL);
-    quatMultiplyConjugate(v, SHARE, v, LOCAL, v, ORIENTATION);
-    quatMultiply(v, CARRY, v, SHARE, v, CARRY);
-    // shift' = share · (shift − pivot) + pivot: the turn is about the joint's current place.
-    for (let k = 0; k < 3; k++) v[SHIFT + k] -= v[PIVOT + k];
-    quatRotate(v, SHIFT, v, SHARE, v, SHIFT);
-    for (let k = 0; k < 3; k++) v[SHIFT + k] += v[PIVOT + k];
-  }
-
-  /** Keeps the local rotation at LOCAL within joint `j`'s limits, as the solver measures them (from rest). */
-  private _clampLocal(j: number): void {
-    const limits = this.behavior.limits;
-    if (limits === null) return;
-    const v = this._v;
-    // Δ = rest⁻¹ · local, projected onto the limits, then local = rest · Δ.
-    quatConjugateMultiply(v, LOCAL, limits.restLocal, 4 * j, v, LOCAL);
-    projectRotation(limits, j, v, LOCAL, this._projection, 0);
-    quatMultiply(v, LOCAL, limits.restLocal, 4 * j, v, LOCAL);
-  }
-
   /** The head's target: where it is now (after the turns below it), turned by the rest of the look. */
   private _writeHeadTarget(): void {
     const v = this._v;
@@ -482,70 +339,4 @@ export class LookAt {
     quatConjugateMultiply(v, ORIENTATION, this._rig.restOrientations, 4 * head, v, ORIENTATION);
     quatRotate(v, GAZE_LOCAL, v, ORIENTATION, v, GAZE);
   }
-}
-
-/** The look joints: given, or neck and head by role (with the chest when asked), roots left out. */
-function lookJoints(ik: FabrikBehavior, options: LookAtOptions, who: string): number[] {
-  const rig = ik.rig!;
-  const parents = rig.parents;
-  let joints: number[];
-  if (options.joints !== undefined) {
-    if (options.joints.length === 0)
-      throw new FabrikError(`${who}: joints must not be empty`, undefined, "joints");
-    joints = options.joints.map((joint) => {
-      const j = ik.jointIndex(joint);
-      if (j < 0) {
-        const name = typeof joint === "string" ? joint : ((joint as { name?: string }).name ?? String(joint));
-        throw new FabrikError(`${who}: no joint "${name}" in the rig`, undefined, "joints");
-      }
-      return j;
-    });
-  } else {
-    const roles = ik.roles;
-    if (roles.head === undefined) {
-      throw new FabrikError(
-        `${who}: no head role on this rig; name the joints: { joints: ["Neck", "Head"] }`,
-        undefined,
-        "joints",
-      );
-    }
-    const wanted = [
-      options.chest === true ? (roles.upperChest ?? roles.chest) : undefined,
-      roles.neck,
-      roles.head,
-    ];
-    joints = wanted.filter((j): j is number => j !== undefined && parents[j] >= 0);
-    joints = joints.filter(
-      (j, i) => i === joints.length - 1 || isAbove(parents, j, joints[joints.length - 1]),
-    );
-  }
-  for (let i = 1; i < joints.length; i++) {
-    if (!isAbove(parents, joints[i - 1], joints[i])) {
-      throw new FabrikError(
-        `${who}: joints must run from parent to child: "${rig.names[joints[i - 1]]}" is not above "${rig.names[joints[i]]}"`,
-        joints[i],
-        "joints",
-      );
-    }
-  }
-  if (parents[joints[joints.length - 1]] < 0) {
-    throw new FabrikError(
-      `${who}: the head "${rig.names[joints[joints.length - 1]]}" is a root joint`,
-      undefined,
-      "joints",
-    );
-  }
-  return joints;
-}
-
-function isAbove(parents: Int32Array, ancestor: number, j: number): boolean {
-  for (let k = parents[j]; k >= 0; k = parents[k]) if (k === ancestor) return true;
-  return false;
-}
-
-function nonNegative(value: unknown, option: string, who: string): number {
-  if (typeof value !== "number" || !(value >= 0) || Number.isNaN(value)) {
-    throw new FabrikError(`${who}: ${option} must be a number >= 0, got ${String(value)}`, undefined, option);
-  }
-  return value;
 }
