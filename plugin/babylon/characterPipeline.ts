@@ -175,9 +175,10 @@ export class CharacterPipeline {
       pose.block,
       plan.rig.parents,
       pose.orientations,
-      c.effectorBlend,
-      c.orientations,
-      c.orientationValid,
+      c.numbers,
+      c.blendAt,
+      c.orientationsAt,
+      c.validAt,
       plan.limits,
     );
     this._afterSolve(c, passes);
@@ -199,8 +200,8 @@ export class CharacterPipeline {
       const entries = c.entries;
       for (let e = 0; e < entries.length; e++) {
         const shinEnd = entries[e].shinEnd;
-        if (shinEnd !== null && c.effectorBlend[e] > 0)
-          shinEnd.place(pose, c.effectorBlend, e, c.blend.numbers, GLOBAL_WEIGHT_SLOT);
+        if (shinEnd !== null && c.numbers[c.blendAt + e] > 0)
+          shinEnd.place(pose, c.numbers, c.blendAt + e, c.blend.numbers, GLOBAL_WEIGHT_SLOT);
       }
       if (pose.changed) pose.refresh();
     }

@@ -3,9 +3,10 @@ import type { JointLimits } from "../solver/limits.js";
 import { setEffectorWeight, type SolvePlan } from "../solver/plan.js";
 import type { FramePose } from "./framePose.js";
 import type { FabrikModel } from "./modelCache.js";
+import type { Vector3Like } from "./poseReader.js";
 import { RotationBlend } from "./rotationBlend.js";
 import type { ShinEndTarget } from "./shinEndTarget.js";
-import type { QuaternionLike, TargetBinding } from "./targetBinding.js";
+import type { QuaternionLike, TargetBinding, TargetSource } from "./targetBinding.js";
 import { nodeRotationToModel, quaternionRotationToModel } from "./targetOrientation.js";
 
 /** A target as the behavior holds it. */
@@ -14,7 +15,7 @@ export interface TargetEntry {
   /** How the user named the joint, for messages. */
   readonly label: string;
   readonly binding: TargetBinding;
-  /** Changed in place by `setTargetWeight`. */
+  /** Changed in place by `setTargetWeight` (with the compiled targets' copy, see CompiledTargets.setWeight). */
   weight: number;
   readonly chainLength: number | undefined;
   readonly matchOrientation: boolean;
@@ -27,24 +28,45 @@ export interface TargetEntry {
 /** An effector skipped for a frame still needs a pull > 0 in the solver; this one is negligible. */
 const SKIPPED_PULL = 1e-6;
 
+/* Per effector flags, in `numbers` at `_flagsAt`. */
+const MATCH = 1;
+const POLE = 2;
+const SHIN_END = 4;
+/** How the target is read: a point's fields, a function's result, or a node's world matrix. */
+const VECTOR = 8;
+const FUNCTION = 16;
+
 /**
  * Everything sized by the current set of targets, built when it changes and never per frame: the plan, the
- * layout of the rotations it writes, and each frame's targets, poles, orientations and weights in model space.
+ * layout of the rotations it writes, and each frame's targets, poles, orientations and weights in model
+ * space, all numbers in one array at the offsets below (a crowd's frame meets each character's arrays cold,
+ * and each array object is one more fetch from memory).
  */
 export class CompiledTargets {
   readonly plan: SolvePlan;
   readonly blend: RotationBlend;
-  /** Per effector, model space: target point (3), pole (3), orientation to take (4). */
+  /**
+   * Per effector, model space: target point (3) at {@link targetsAt}, pole (3), orientation to take (4) at
+   * {@link orientationsAt}, this frame's blend weight (0: skipped) at {@link blendAt}, whether its
+   * orientation is usable (1 or 0) at {@link validAt}; then the weight as set, the pull last given to the
+   * solver, and flags.
+   */
+  readonly numbers: Float64Array;
+  readonly targetsAt = 3;
+  readonly orientationsAt: number;
+  readonly blendAt: number;
+  readonly validAt: number;
+  /** Views of `numbers` the solver takes: the targets, and the poles (in `settings`). */
   readonly targets: Float64Array;
-  readonly poles: Float64Array;
-  readonly orientations: Float64Array;
-  /** Per effector: this frame's blend weight (0: skipped), whether its orientation is usable. */
-  readonly effectorBlend: Float64Array;
-  readonly orientationValid: Uint8Array;
   readonly settings: SolveSettings;
   /** Whether some target is a foot at its shin's end. */
   readonly hasShinEnds: boolean;
-  private readonly _point: Float64Array;
+  private readonly _polesAt: number;
+  private readonly _weightAt: number;
+  private readonly _pullAt: number;
+  private readonly _flagsAt: number;
+  /** Per effector: what its target is read from (the source itself for points and functions). */
+  private readonly _sources: (TargetSource | TargetBinding)[];
 
   /**
    * Compiles `entries` (at least one) into a plan of `model` with `limits`; a bad set throws the solver's
@@ -71,15 +93,41 @@ export class CompiledTargets {
     // A foot at its shin's end gives the shin the orientation that ends it on the target.
     const match = Uint8Array.from(entries, (e) => (e.matchOrientation || e.shinEnd !== null ? 1 : 0));
     this.blend = new RotationBlend(this.plan, match);
-    const numbers = new Float64Array(3 + 11 * m);
-    this._point = numbers.subarray(0, 3);
-    this.targets = numbers.subarray(3, 3 + 3 * m);
-    this.poles = numbers.subarray(3 + 3 * m, 3 + 6 * m);
-    this.orientations = numbers.subarray(3 + 6 * m, 3 + 10 * m);
-    this.effectorBlend = numbers.subarray(3 + 10 * m, 3 + 11 * m);
-    this.orientationValid = new Uint8Array(m);
-    this.settings = { tolerance, maxIterations, poles: this.poles };
+    this.numbers = new Float64Array(3 + 16 * m);
+    this._polesAt = 3 + 3 * m;
+    this.orientationsAt = 3 + 6 * m;
+    this.blendAt = 3 + 10 * m;
+    this.validAt = 3 + 11 * m;
+    this._weightAt = 3 + 12 * m;
+    this._pullAt = 3 + 13 * m;
+    this._flagsAt = 3 + 14 * m;
+    this.targets = this.numbers.subarray(3, 3 + 3 * m);
+    this.settings = {
+      tolerance,
+      maxIterations,
+      poles: this.numbers.subarray(this._polesAt, this._polesAt + 3 * m),
+    };
     this.hasShinEnds = entries.some((e) => e.shinEnd !== null);
+    this._sources = entries.map((e) => e.binding);
+    entries.forEach((e, i) => this.setEntry(i, e));
+  }
+
+  /** Effector `e`'s target is now `entry` (same plan: only its source, weight or rotation changed). */
+  setEntry(e: number, entry: TargetEntry): void {
+    const source = entry.binding.source;
+    const kind = entry.binding.isNode ? 0 : typeof source === "function" ? FUNCTION : VECTOR;
+    this._sources[e] = kind === 0 ? entry.binding : source;
+    this.numbers[this._flagsAt + e] =
+      kind |
+      (entry.matchOrientation ? MATCH : 0) |
+      (entry.pole !== null ? POLE : 0) |
+      (entry.shinEnd !== null ? SHIN_END : 0);
+    this.numbers[this._weightAt + e] = entry.weight;
+  }
+
+  /** Effector `e`'s weight, from the next read. */
+  setWeight(e: number, weight: number): void {
+    this.numbers[this._weightAt + e] = weight;
   }
 
   /**
@@ -110,76 +158,111 @@ export class CompiledTargets {
    */
   read(pose: FramePose): number {
     const plan = this.plan;
-    const entries = this.entries;
-    const targets = this.targets,
-      poles = this.poles,
-      blend = this.effectorBlend;
+    const n = this.numbers;
+    const m = this.entries.length;
     const w2m = pose.worldToModel;
+    const positions = pose.positions;
+    let active = 0;
+    for (let e = 0; e < m; e++) {
+      const t = 3 + 3 * e;
+      const flags = n[this._flagsAt + e];
+      const set = n[this._weightAt + e];
+      let ok = set > 0 && this._readSource(this._sources[e], flags);
+      if (ok) ok = toModel(w2m, n, 0, n, t);
+      if (!ok) {
+        const j3 = 3 * plan.effectorJoints[e];
+        n[t] = positions[j3];
+        n[t + 1] = positions[j3 + 1];
+        n[t + 2] = positions[j3 + 2];
+      }
+      const weight = ok ? set : 0;
+      n[this.blendAt + e] = weight;
+      if (weight > 0) active++;
+      const pull = weight > SKIPPED_PULL ? weight : SKIPPED_PULL;
+      if (n[this._pullAt + e] !== pull) {
+        setEffectorWeight(plan, e, pull);
+        n[this._pullAt + e] = pull;
+      }
+      if (flags & (MATCH | POLE | SHIN_END)) this._readExtras(pose, e, flags, weight);
+    }
+    return active;
+  }
+
+  /** The target's world position into `numbers[0..2]`; false when it is not a finite point. */
+  private _readSource(source: TargetSource | TargetBinding, flags: number): boolean {
+    const n = this.numbers;
+    if (flags & VECTOR) {
+      const v = source as Vector3Like;
+      n[0] = v.x;
+      n[1] = v.y;
+      n[2] = v.z;
+    } else if (flags & FUNCTION) {
+      const v = (source as () => Vector3Like | null | undefined)();
+      if (v == null) return false;
+      n[0] = v.x;
+      n[1] = v.y;
+      n[2] = v.z;
+    } else {
+      return (source as TargetBinding).readWorld(n, 0);
+    }
+    return Number.isFinite(n[0]) && Number.isFinite(n[1]) && Number.isFinite(n[2]);
+  }
+
+  /** The pole, the orientation to take and a foot at its shin's end, for effector `e` this frame. */
+  private _readExtras(pose: FramePose, e: number, flags: number, weight: number): void {
+    const n = this.numbers;
+    const entry = this.entries[e];
+    const t = 3 + 3 * e;
+    const w2m = pose.worldToModel;
+    if (flags & POLE) {
+      const p = this._polesAt + 3 * e;
+      // A pole on the line to the target prefers no side: that is how a bad pole is ignored.
+      if (!(entry.pole!.readWorld(n, 0) && toModel(w2m, n, 0, n, p))) {
+        n[p] = n[t];
+        n[p + 1] = n[t + 1];
+        n[p + 2] = n[t + 2];
+      }
+    }
+    if (flags & MATCH) this._readOrientation(pose, entry, e);
+    if (flags & SHIN_END && weight > 0) {
+      const turnFoot = (flags & MATCH) !== 0 && n[this.validAt + e] === 1;
+      const o = this.orientationsAt + 4 * e;
+      entry.shinEnd!.aim(pose.solverPose, this.plan.limits, n, t, n, o, turnFoot);
+      n[this.validAt + e] = 1;
+    }
+  }
+
+  private _readOrientation(pose: FramePose, entry: TargetEntry, e: number): void {
     const m2w = pose.modelToWorld;
     const mirrored =
       m2w[0] * (m2w[5] * m2w[10] - m2w[6] * m2w[9]) -
         m2w[1] * (m2w[4] * m2w[10] - m2w[6] * m2w[8]) +
         m2w[2] * (m2w[4] * m2w[9] - m2w[5] * m2w[8]) <
       0;
-    const point = this._point;
-    const positions = pose.positions;
-    let active = 0;
-    for (let e = 0; e < entries.length; e++) {
-      const entry = entries[e];
-      const e3 = 3 * e;
-      let ok = entry.weight > 0 && entry.binding.readWorld(point, 0);
-      if (ok) ok = toModel(w2m, point, targets, e3);
-      if (!ok) {
-        const j3 = 3 * plan.effectorJoints[e];
-        targets[e3] = positions[j3];
-        targets[e3 + 1] = positions[j3 + 1];
-        targets[e3 + 2] = positions[j3 + 2];
-      }
-      const weight = ok ? entry.weight : 0;
-      blend[e] = weight;
-      if (weight > 0) active++;
-      const pull = weight > SKIPPED_PULL ? weight : SKIPPED_PULL;
-      if (plan.effectorWeights[e] !== pull) setEffectorWeight(plan, e, pull);
-      const pole = entry.pole;
-      // A pole on the line to the target prefers no side: that is how a bad pole is ignored.
-      if (pole !== null && !(pole.readWorld(point, 0) && toModel(w2m, point, poles, e3))) {
-        poles[e3] = targets[e3];
-        poles[e3 + 1] = targets[e3 + 1];
-        poles[e3 + 2] = targets[e3 + 2];
-      }
-      if (entry.matchOrientation) this._readOrientation(entry, e, w2m, mirrored);
-      const shinEnd = entry.shinEnd;
-      if (shinEnd !== null && weight > 0) {
-        const turnFoot = entry.matchOrientation && this.orientationValid[e] === 1;
-        shinEnd.aim(pose.solverPose, plan.limits, targets, e3, this.orientations, 4 * e, turnFoot);
-        this.orientationValid[e] = 1;
-      }
-    }
-    return active;
-  }
-
-  private _readOrientation(entry: TargetEntry, e: number, w2m: Float64Array, mirrored: boolean): void {
+    const w2m = pose.worldToModel;
+    const n = this.numbers;
+    const o = this.orientationsAt + 4 * e;
     const rotation = entry.rotation;
     const valid =
       rotation !== null
-        ? quaternionRotationToModel(rotation, w2m, mirrored, this.orientations, 4 * e)
+        ? quaternionRotationToModel(rotation, w2m, mirrored, n, o)
         : nodeRotationToModel(
-            // readWorld has just brought it up to date when the target is weighted.
+            // The read has just brought it up to date when the target is weighted.
             entry.weight > 0 ? entry.binding.lastWorldMatrix! : entry.binding.readWorldMatrix()!,
             w2m,
             mirrored,
-            this.orientations,
-            4 * e,
+            n,
+            o,
           );
-    this.orientationValid[e] = valid ? 1 : 0;
+    n[this.validAt + e] = valid ? 1 : 0;
   }
 }
 
-/** out[o..o+2] = p · worldToModel; false when not finite. */
-function toModel(m: Float64Array, p: Float64Array, out: Float64Array, o: number): boolean {
-  const x = p[0],
-    y = p[1],
-    z = p[2];
+/** out[o..o+2] = p[po..po+2] · worldToModel; false when not finite. */
+function toModel(m: Float64Array, p: Float64Array, po: number, out: Float64Array, o: number): boolean {
+  const x = p[po],
+    y = p[po + 1],
+    z = p[po + 2];
   const mx = x * m[0] + y * m[4] + z * m[8] + m[12],
     my = x * m[1] + y * m[5] + z * m[9] + m[13],
     mz = x * m[2] + y * m[6] + z * m[10] + m[14];

@@ -309,6 +309,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
       for (let e = 0; e < entries!.length; e++) {
         if (entries![e].joint === j) {
           entries![e].weight = weight;
+          this._character!.targets!.setWeight(e, weight);
           return;
         }
       }

@@ -23,7 +23,7 @@ import {
 } from "./poseBlock.js";
 import { restoreBlock } from "./poseWrite.js";
 import type { SkeletonRig } from "./skeletonRig.js";
-import { slotKinematics, toSlotSpace } from "./slotKinematics.js";
+import { blockKinematics, toSlotSpace } from "./slotKinematics.js";
 import { WorldMatrixCache } from "./worldMatrixCache.js";
 
 /**
@@ -87,7 +87,7 @@ export class FramePose implements FabrikFrame {
       // Put back what the new layout will not know about.
       let dropped = false;
       for (let k = 0; k < old.size; k++) {
-        if (wanted[old.joints[k]] === 0 && old.flags[k] & (ROTATION_WRITTEN | POSITION_WRITTEN))
+        if (wanted[old.joints[k]] === 0 && old.bytes[k] & (ROTATION_WRITTEN | POSITION_WRITTEN))
           dropped = true;
       }
       if (dropped) this.restore();
@@ -98,31 +98,28 @@ export class FramePose implements FabrikFrame {
     (this.solverPose as { positions: Float64Array }).positions = block.positions;
     (this.solverPose as { orientations: Float64Array }).orientations = block.orientations;
     let added = false;
-    for (let k = 0; k < block.size; k++) if (block.flags[k] & UNREAD) added = true;
+    for (let k = 0; k < block.size; k++) if (block.bytes[k] & UNREAD) added = true;
     return added;
   }
 
   /** Reads every joint's local transform, runs forward kinematics, and reads the model root's matrix. */
   read(): void {
     const block = this._block;
-    const n = block.size;
-    for (let k = 0; k < n; k++) readSlot(block, k);
-    for (let k = 0; k < n; k++) slotKinematics(block, k);
+    readBlock(block, false);
+    blockKinematics(block);
     this._readRoot();
     this.changed = false;
   }
 
   /** Reads the joints that joined the layout since the last {@link read}, then brings model space up to date. */
   readUnread(): void {
-    const block = this._block;
-    for (let k = 0; k < block.size; k++) if (block.flags[k] & UNREAD) readSlot(block, k);
+    readBlock(this._block, true);
     this.refresh();
   }
 
   /** Model space from the local transforms as they are now (after passes changed them, or the solve's). */
   refresh(): void {
-    const block = this._block;
-    for (let k = 0; k < block.size; k++) slotKinematics(block, k);
+    blockKinematics(this._block);
     this.changed = false;
   }
 
@@ -141,8 +138,8 @@ export class FramePose implements FabrikFrame {
   }
 
   getLocalPosition(joint: number, out: Float64Array, o: number): void {
-    const b = SLOT_STRIDE * this._slot(joint) + SLOT_T;
-    const d = this._block.slots;
+    const b = this._block.slot(this._slot(joint)) + SLOT_T;
+    const d = this._block.d;
     out[o] = d[b];
     out[o + 1] = d[b + 1];
     out[o + 2] = d[b + 2];
@@ -151,13 +148,13 @@ export class FramePose implements FabrikFrame {
   setLocalPosition(joint: number, values: Float64Array, o: number): void {
     const k = this._slot(joint);
     const block = this._block;
-    const d = block.slots;
-    const b = SLOT_STRIDE * k;
-    if ((block.flags[k] & POSITION_CHANGED) === 0) {
+    const d = block.d;
+    const b = block.slot(k);
+    if ((block.bytes[k] & POSITION_CHANGED) === 0) {
       d[b + SLOT_SAVED_T] = d[b + SLOT_T];
       d[b + SLOT_SAVED_T + 1] = d[b + SLOT_T + 1];
       d[b + SLOT_SAVED_T + 2] = d[b + SLOT_T + 2];
-      block.flags[k] |= POSITION_CHANGED;
+      block.mark(k, POSITION_CHANGED);
     }
     d[b + SLOT_T] = values[o];
     d[b + SLOT_T + 1] = values[o + 1];
@@ -166,8 +163,8 @@ export class FramePose implements FabrikFrame {
   }
 
   getLocalRotation(joint: number, out: Float64Array, o: number): void {
-    const b = SLOT_STRIDE * this._slot(joint) + SLOT_R;
-    const d = this._block.slots;
+    const b = this._block.slot(this._slot(joint)) + SLOT_R;
+    const d = this._block.d;
     out[o] = d[b];
     out[o + 1] = d[b + 1];
     out[o + 2] = d[b + 2];
@@ -176,13 +173,13 @@ export class FramePose implements FabrikFrame {
 
   setLocalRotation(joint: number, values: Float64Array, o: number): void {
     const k = this._slot(joint);
-    const d = this._block.slots;
-    const b = SLOT_STRIDE * k + SLOT_R;
+    const d = this._block.d;
+    const b = this._block.slot(k) + SLOT_R;
     d[b] = values[o];
     d[b + 1] = values[o + 1];
     d[b + 2] = values[o + 2];
     d[b + 3] = values[o + 3];
-    this._block.flags[k] |= ROTATION_CHANGED;
+    this._block.mark(k, ROTATION_CHANGED);
     this.changed = true;
   }
 
@@ -193,7 +190,8 @@ export class FramePose implements FabrikFrame {
 
   /** The slot of `joint`; a joint the frame does not read is a mistake of the caller's. */
   private _slot(joint: number): number {
-    const k = joint >= 0 && joint < this.rig.jointCount ? this._block.slotOf[joint] : -1;
+    const block = this._block;
+    const k = joint >= 0 && joint < this.rig.jointCount ? block.ints[block.slotOfAt + joint] : -1;
     if (k < 0) this._refuse(joint);
     return k;
   }
@@ -232,53 +230,80 @@ interface LocalPoseSource {
   readonly scalingDeterminant?: number;
 }
 
+/** The holders' vectors of a read, gathered first (see readBlock); shared, as reads never overlap. */
+const sources: (LocalPoseSource["position"] | LocalPoseSource["rotationQuaternion"] | number)[] = [];
+
 /**
- * Slot `k`'s local transform from its holder, and its rotation exactly as found (to be put back bit for
- * bit): the one read of the joint in a frame.
+ * Every slot's local transform from its holder, and its rotation exactly as found (to be put back bit for
+ * bit): the one read of each joint in a frame (with `unreadOnly`, of the slots not read yet). The holders'
+ * vectors are gathered in a first loop and read in a second, so the memory loads of many joints are under
+ * way at once rather than one joint's chain of loads after another's.
  */
-function readSlot(block: PoseBlock, k: number): void {
-  const source = block.holders[k] as JointHolder & LocalPoseSource;
-  const d = block.slots;
-  const b = SLOT_STRIDE * k;
-  const p = source.position;
-  d[b + SLOT_T] = p.x;
-  d[b + SLOT_T + 1] = p.y;
-  d[b + SLOT_T + 2] = p.z;
-  const q = source.rotationQuaternion;
-  if (q !== null) {
-    const x = q.x,
-      y = q.y,
-      z = q.z,
-      w = q.w;
-    d[b + SLOT_RAW] = x;
-    d[b + SLOT_RAW + 1] = y;
-    d[b + SLOT_RAW + 2] = z;
-    d[b + SLOT_RAW + 3] = w;
-    block.flags[k] = 0;
-    // Normalised as readLocalRotation does: the solver needs unit rotations, Babylon composes what it finds.
-    const len = Math.sqrt(x * x + y * y + z * z + w * w);
-    if (len > 0 && len < Infinity) {
-      const inv = 1 / len;
-      d[b + SLOT_R] = x * inv;
-      d[b + SLOT_R + 1] = y * inv;
-      d[b + SLOT_R + 2] = z * inv;
-      d[b + SLOT_R + 3] = w * inv;
-    } else {
-      d[b + SLOT_R] = d[b + SLOT_R + 1] = d[b + SLOT_R + 2] = 0;
-      d[b + SLOT_R + 3] = 1;
-    }
-  } else {
-    const e = source.rotation;
-    d[b + SLOT_RAW] = e.x;
-    d[b + SLOT_RAW + 1] = e.y;
-    d[b + SLOT_RAW + 2] = e.z;
-    block.flags[k] = EULER;
-    eulerToQuaternion(d, b + SLOT_RAW, d, b + SLOT_R);
+function readBlock(block: PoseBlock, unreadOnly: boolean): void {
+  const holders = block.holders;
+  const flags = block.bytes;
+  const n = holders.length;
+  for (let k = 0; k < n; k++) {
+    if (unreadOnly && (flags[k] & UNREAD) === 0) continue;
+    const source = holders[k] as JointHolder & LocalPoseSource;
+    sources[4 * k] = source.position;
+    sources[4 * k + 1] = source.rotationQuaternion;
+    sources[4 * k + 2] = source.scaling;
+    // TransformNodes multiply their scaling by this (it is 1 unless a mesh was mirrored by Babylon).
+    sources[4 * k + 3] = source.scalingDeterminant ?? 1;
   }
-  const sc = source.scaling;
-  // TransformNodes multiply their scaling by this (it is 1 unless a mesh was mirrored by Babylon).
-  const s = source.scalingDeterminant ?? 1;
-  d[b + SLOT_S] = sc.x * s;
-  d[b + SLOT_S + 1] = sc.y * s;
-  d[b + SLOT_S + 2] = sc.z * s;
+  const d = block.d;
+  for (let k = 0; k < n; k++) {
+    if (unreadOnly && (flags[k] & UNREAD) === 0) continue;
+    const b = block.slotsAt + SLOT_STRIDE * k;
+    const p = sources[4 * k] as LocalPoseSource["position"];
+    d[b + SLOT_T] = p.x;
+    d[b + SLOT_T + 1] = p.y;
+    d[b + SLOT_T + 2] = p.z;
+    const q = sources[4 * k + 1] as LocalPoseSource["rotationQuaternion"];
+    if (q !== null) {
+      const x = q.x,
+        y = q.y,
+        z = q.z,
+        w = q.w;
+      d[b + SLOT_RAW] = x;
+      d[b + SLOT_RAW + 1] = y;
+      d[b + SLOT_RAW + 2] = z;
+      d[b + SLOT_RAW + 3] = w;
+      flags[k] = 0;
+      // Normalised as readLocalRotation does: the solver needs unit rotations, Babylon composes what it finds.
+      const len = Math.sqrt(x * x + y * y + z * z + w * w);
+      if (len > 0 && len < Infinity) {
+        const inv = 1 / len;
+        d[b + SLOT_R] = x * inv;
+        d[b + SLOT_R + 1] = y * inv;
+        d[b + SLOT_R + 2] = z * inv;
+        d[b + SLOT_R + 3] = w * inv;
+      } else {
+        d[b + SLOT_R] = d[b + SLOT_R + 1] = d[b + SLOT_R + 2] = 0;
+        d[b + SLOT_R + 3] = 1;
+      }
+    } else {
+      readEuler(block, k);
+    }
+    const sc = sources[4 * k + 2] as LocalPoseSource["scaling"];
+    const s = sources[4 * k + 3] as number;
+    d[b + SLOT_S] = sc.x * s;
+    d[b + SLOT_S + 1] = sc.y * s;
+    d[b + SLOT_S + 2] = sc.z * s;
+  }
+  if (!unreadOnly) block.touchedCount = 0;
+  for (let i = 0; i < 4 * n; i++) sources[i] = 0;
+}
+
+/** A node rotated by Euler angles (no quaternion): they are what a restore puts back. */
+function readEuler(block: PoseBlock, k: number): void {
+  const e = (block.holders[k] as JointHolder & LocalPoseSource).rotation;
+  const d = block.d;
+  const b = block.slot(k);
+  d[b + SLOT_RAW] = e.x;
+  d[b + SLOT_RAW + 1] = e.y;
+  d[b + SLOT_RAW + 2] = e.z;
+  block.bytes[k] = EULER;
+  eulerToQuaternion(d, b + SLOT_RAW, d, b + SLOT_R);
 }

@@ -36,19 +36,39 @@ export const UNREAD = 32;
  * model-space pose the solver works in (positions and orientations, indexed by joint as the solver needs),
  * and per read joint its slot (see the offsets above), flags and holder. Built when the set of joints
  * changes (new targets, passes), never per frame.
+ *
+ * The per-frame loops go through three views of the block, `d` (numbers), `ints` and `bytes`, at the
+ * offsets below, rather than through a typed array per kind: with a hundred characters each frame meets
+ * every character's arrays cold, and each array object is one more fetch from memory before its numbers.
  */
 export class PoseBlock {
-  /** Model-space joint positions (3 per joint) and unit orientations (4 per joint). */
+  /** Numbers: positions (3 per joint) at 0, orientations (4 per joint) at {@link orientationsAt}, the slots at {@link slotsAt}. */
+  readonly d: Float64Array;
+  readonly orientationsAt: number;
+  readonly slotsAt: number;
+  /**
+   * Whole numbers: per slot its joint at 0 (parents first), its parent's slot (-1 for a root joint) at
+   * {@link parentAt}, the touched slots at {@link touchedAt} (see {@link touchedCount}); per joint its slot
+   * (or -1) at {@link slotOfAt}.
+   */
+  readonly ints: Int32Array;
+  readonly parentAt: number;
+  readonly touchedAt: number;
+  readonly slotOfAt: number;
+  /** Per slot: its flags at 0, 1 when its holder is a Bone at {@link isBoneAt}. */
+  readonly bytes: Uint8Array;
+  readonly isBoneAt: number;
+  /** Views for the solver and the frame's passes: model-space positions and orientations. */
   readonly positions: Float64Array;
   readonly orientations: Float64Array;
-  /** The slots' numbers, `SLOT_STRIDE` per slot. */
-  readonly slots: Float64Array;
-  /** Joint per slot, parents first; the parent's slot (-1 for a root joint); the slot of a joint or -1. */
+  /** Views for building and tools (not the frame's loops): joint per slot, slot per joint. */
   readonly joints: Int32Array;
-  readonly parentSlot: Int32Array;
   readonly slotOf: Int32Array;
-  readonly flags: Uint8Array;
-  readonly isBone: Uint8Array;
+  /**
+   * How many slots the frame changed or wrote (listed at {@link touchedAt}), so writing and putting back
+   * visit those alone (a character reads its arm's ancestors every frame, and writes the arm).
+   */
+  touchedCount = 0;
   readonly holders: readonly JointHolder[];
   /** Quaternions of the block's own, for nodes rotated by Euler angles (made when first written). */
   readonly owned: (Quaternion | null)[];
@@ -59,18 +79,21 @@ export class PoseBlock {
     let count = 0;
     for (let j = 0; j < n; j++) count += wanted[j];
     const f64 = 7 * n + SLOT_STRIDE * count;
-    const i32 = 2 * count + n;
-    const bytes = 8 * f64 + 4 * i32 + 2 * count;
-    const buffer = new ArrayBuffer((bytes + 7) & ~7);
+    const i32 = 3 * count + n;
+    const buffer = new ArrayBuffer((8 * f64 + 4 * i32 + 2 * count + 7) & ~7);
+    this.d = new Float64Array(buffer, 0, f64);
+    this.orientationsAt = 3 * n;
+    this.slotsAt = 7 * n;
     this.positions = new Float64Array(buffer, 0, 3 * n);
     this.orientations = new Float64Array(buffer, 24 * n, 4 * n);
-    this.slots = new Float64Array(buffer, 56 * n, SLOT_STRIDE * count);
-    let offset = 8 * f64;
-    this.joints = new Int32Array(buffer, offset, count);
-    this.parentSlot = new Int32Array(buffer, (offset += 4 * count), count);
-    this.slotOf = new Int32Array(buffer, (offset += 4 * count), n);
-    this.flags = new Uint8Array(buffer, (offset += 4 * n), count);
-    this.isBone = new Uint8Array(buffer, offset + count, count);
+    this.ints = new Int32Array(buffer, 8 * f64, i32);
+    this.parentAt = count;
+    this.touchedAt = 2 * count;
+    this.slotOfAt = 3 * count;
+    this.joints = new Int32Array(buffer, 8 * f64, count);
+    this.slotOf = new Int32Array(buffer, 8 * f64 + 12 * count, n);
+    this.bytes = new Uint8Array(buffer, 8 * f64 + 4 * i32, 2 * count);
+    this.isBoneAt = count;
     this.slotOf.fill(-1);
     const holders: JointHolder[] = [];
     for (let j = 0, k = 0; j < n; j++) {
@@ -78,11 +101,11 @@ export class PoseBlock {
       this.joints[k] = j;
       this.slotOf[j] = k;
       const p = rig.parents[j];
-      this.parentSlot[k] = p >= 0 ? this.slotOf[p] : -1;
+      this.ints[this.parentAt + k] = p >= 0 ? this.slotOf[p] : -1;
       const node = rig.nodes[j];
       holders.push(node ?? rig.bones[j][0]);
-      this.isBone[k] = node === null ? 1 : 0;
-      this.flags[k] = UNREAD;
+      this.bytes[this.isBoneAt + k] = node === null ? 1 : 0;
+      this.bytes[k] = UNREAD;
       k++;
     }
     this.holders = holders;
@@ -93,6 +116,20 @@ export class PoseBlock {
     return this.joints.length;
   }
 
+  /** Offset in {@link d} of slot `k`'s numbers. */
+  slot(k: number): number {
+    return this.slotsAt + SLOT_STRIDE * k;
+  }
+
+  /** Sets `bit` (a CHANGED flag) on slot `k`, listing the slot among the touched ones the first time. */
+  mark(k: number, bit: number): void {
+    const f = this.bytes[k];
+    if ((f & (ROTATION_CHANGED | POSITION_CHANGED | ROTATION_WRITTEN | POSITION_WRITTEN)) === 0) {
+      this.ints[this.touchedAt + this.touchedCount++] = k;
+    }
+    this.bytes[k] = f | bit;
+  }
+
   /**
    * Takes over what `from` knows of the joints both hold (numbers, flags, own quaternions), so a layout can
    * change in the middle of a frame without reading again or losing what was written.
@@ -100,12 +137,16 @@ export class PoseBlock {
   copyFrom(from: PoseBlock): void {
     this.positions.set(from.positions);
     this.orientations.set(from.orientations);
-    for (let k = 0; k < this.joints.length; k++) {
+    for (let k = 0; k < this.size; k++) {
       const old = from.slotOf[this.joints[k]];
       if (old < 0) continue;
-      this.slots.set(from.slots.subarray(SLOT_STRIDE * old, SLOT_STRIDE * (old + 1)), SLOT_STRIDE * k);
-      this.flags[k] = from.flags[old];
+      const at = from.slot(old);
+      this.d.set(from.d.subarray(at, at + SLOT_STRIDE), this.slot(k));
+      this.bytes[k] = from.bytes[old];
       this.owned[k] = from.owned[old];
+      if (this.bytes[k] & (ROTATION_CHANGED | POSITION_CHANGED | ROTATION_WRITTEN | POSITION_WRITTEN)) {
+        this.ints[this.touchedAt + this.touchedCount++] = k;
+      }
     }
   }
 }

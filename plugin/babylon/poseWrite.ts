@@ -11,7 +11,6 @@ import {
   SLOT_R,
   SLOT_RAW,
   SLOT_SAVED_T,
-  SLOT_STRIDE,
   SLOT_T,
   type PoseBlock,
 } from "./poseBlock.js";
@@ -35,9 +34,12 @@ const bonePosition = new Vector3();
  * were written.
  */
 export function commitBlock(block: PoseBlock): number {
-  const flags = block.flags;
+  const flags = block.bytes,
+    ints = block.ints,
+    touchedAt = block.touchedAt;
   let count = 0;
-  for (let k = 0; k < flags.length; k++) {
+  for (let i = 0; i < block.touchedCount; i++) {
+    const k = ints[touchedAt + i];
     const f = flags[k];
     if ((f & (ROTATION_CHANGED | POSITION_CHANGED)) === 0) continue;
     if (f & ROTATION_CHANGED) writeRotation(block, k);
@@ -57,21 +59,25 @@ export function commitBlock(block: PoseBlock): number {
  * its fresh value.
  */
 export function restoreBlock(block: PoseBlock, untouchedOnly: boolean): void {
-  const flags = block.flags;
-  for (let k = 0; k < flags.length; k++) {
+  const flags = block.bytes,
+    ints = block.ints,
+    touchedAt = block.touchedAt;
+  for (let i = 0; i < block.touchedCount; i++) {
+    const k = ints[touchedAt + i];
     const f = flags[k];
     if (f & ROTATION_WRITTEN && (!untouchedOnly || holdsWrittenRotation(block, k))) restoreRotation(block, k);
     if (f & POSITION_WRITTEN && (!untouchedOnly || holdsWrittenPosition(block, k))) restorePosition(block, k);
-    flags[k] = f & ~(ROTATION_WRITTEN | POSITION_WRITTEN);
+    flags[k] = f & ~(ROTATION_WRITTEN | POSITION_WRITTEN | ROTATION_CHANGED | POSITION_CHANGED);
   }
+  block.touchedCount = 0;
 }
 
 // One small function per kind, so V8 inlines Babylon's accessors in each: doubles crossing a call it does
 // not inline are boxed.
 function writeRotation(block: PoseBlock, k: number): void {
-  const d = block.slots;
-  const o = SLOT_STRIDE * k + SLOT_R;
-  if (block.isBone[k] === 1) {
+  const d = block.d;
+  const o = block.slot(k) + SLOT_R;
+  if (block.bytes[block.isBoneAt + k] === 1) {
     // LOCAL space (0): a plain copy into the bone's local rotation.
     (block.holders[k] as Bone).setRotationQuaternion(quaternionFromArray(boneRotation, d, o), 0);
     return;
@@ -86,9 +92,9 @@ function writeRotation(block: PoseBlock, k: number): void {
 }
 
 function writePosition(block: PoseBlock, k: number): void {
-  const d = block.slots;
-  const o = SLOT_STRIDE * k + SLOT_T;
-  if (block.isBone[k] === 1) {
+  const d = block.d;
+  const o = block.slot(k) + SLOT_T;
+  if (block.bytes[block.isBoneAt + k] === 1) {
     const bone = block.holders[k] as Bone;
     bone.position = vectorFromArray(bonePosition, d, o);
     // A Bone keeps its own copy: what a restore compares is what it reports.
@@ -105,28 +111,28 @@ function holdsWrittenRotation(block: PoseBlock, k: number): boolean {
   const q = block.holders[k].rotationQuaternion;
   if (q === null) return false;
   // A node rotated by Euler angles still wears the block's quaternion: nothing has animated it since.
-  if (block.flags[k] & EULER) return q === block.owned[k];
-  const d = block.slots;
-  const o = SLOT_STRIDE * k + SLOT_R;
+  if (block.bytes[k] & EULER) return q === block.owned[k];
+  const d = block.d;
+  const o = block.slot(k) + SLOT_R;
   return q.x === d[o] && q.y === d[o + 1] && q.z === d[o + 2] && q.w === d[o + 3];
 }
 
 function holdsWrittenPosition(block: PoseBlock, k: number): boolean {
   const p = block.holders[k].position;
-  const d = block.slots;
-  const o = SLOT_STRIDE * k + SLOT_T;
+  const d = block.d;
+  const o = block.slot(k) + SLOT_T;
   return p.x === d[o] && p.y === d[o + 1] && p.z === d[o + 2];
 }
 
 function restoreRotation(block: PoseBlock, k: number): void {
-  const d = block.slots;
-  const o = SLOT_STRIDE * k + SLOT_RAW;
-  if (block.isBone[k] === 1) {
+  const d = block.d;
+  const o = block.slot(k) + SLOT_RAW;
+  if (block.bytes[block.isBoneAt + k] === 1) {
     (block.holders[k] as Bone).setRotationQuaternion(quaternionFromArray(boneRotation, d, o), 0);
     return;
   }
   const node = block.holders[k] as TransformNode;
-  if (block.flags[k] & EULER) {
+  if (block.bytes[k] & EULER) {
     node.rotationQuaternion = null;
     vectorFromArray(node.rotation, d, o);
     return;
@@ -136,9 +142,9 @@ function restoreRotation(block: PoseBlock, k: number): void {
 }
 
 function restorePosition(block: PoseBlock, k: number): void {
-  const d = block.slots;
-  const o = SLOT_STRIDE * k + SLOT_SAVED_T;
-  if (block.isBone[k] === 1) {
+  const d = block.d;
+  const o = block.slot(k) + SLOT_SAVED_T;
+  if (block.bytes[block.isBoneAt + k] === 1) {
     (block.holders[k] as Bone).position = vectorFromArray(bonePosition, d, o);
     return;
   }

@@ -7,6 +7,8 @@ import { ROTATION_CHANGED, SLOT_R, SLOT_STRIDE, type PoseBlock } from "./poseBlo
 /** Slots of {@link RotationBlend.numbers}: inputs kept in an array so no double is boxed on a call. */
 export const GLOBAL_WEIGHT_SLOT = 0;
 const JOINT_WEIGHT_SLOT = 1;
+const LOCAL = 4;
+const SCRATCH = 8;
 
 /**
  * Turns a solve into the local rotations the frame writes, blended from the animated ones.
@@ -23,19 +25,24 @@ const JOINT_WEIGHT_SLOT = 1;
  * not slacken the other's reach). A joint whose blend weight is 0 is not touched at all.
  */
 export class RotationBlend {
-  /** Joint per entry, parents first. */
+  /** Joint per entry, parents first (a view of the layout, for tools). */
   readonly joints: Int32Array;
-  /** Scratch inputs: [GLOBAL_WEIGHT_SLOT] is set by the caller before {@link compose}. */
-  readonly numbers: Float64Array;
-  /** Effectors whose chains turn entry `s`: `touchEffectors[touchStart[s] .. touchStart[s + 1])`. */
-  private readonly _touchStart: Int32Array;
-  private readonly _touchEffectors: Int32Array;
-  /** 1 when the solver turns the entry's joint. */
-  private readonly _solved: Uint8Array;
-  /** Effector whose target orientation the entry's joint takes, or -1. */
-  private readonly _matched: Int32Array;
-  private readonly _local: Float64Array;
-  private readonly _scratch: Float64Array;
+  /**
+   * Scratch inputs: [GLOBAL_WEIGHT_SLOT] is set by the caller before {@link compose}; the local rotation
+   * being made at LOCAL, the limit projection's scratch at SCRATCH.
+   */
+  readonly numbers = new Float64Array(SCRATCH + 24);
+  /**
+   * The layout in one array (a frame meets it cold, and each array is one more fetch): per entry its joint
+   * at 0, the effector whose orientation it takes (or -1) at `_matchedAt`, whether the solver turns it at
+   * `_solvedAt`; the effectors turning entry `s` at `_touchEffectorsAt + [start(s), start(s + 1))`, the
+   * starts at `_touchStartAt`.
+   */
+  private readonly _layout: Int32Array;
+  private readonly _matchedAt: number;
+  private readonly _touchStartAt: number;
+  private readonly _touchEffectorsAt: number;
+  private readonly _solvedAt: number;
 
   /**
    * Lays out the rotations of `plan`. `matchOrientation[e]` is 1 for effectors that take their target's
@@ -84,76 +91,79 @@ export class RotationBlend {
     }
     const m = sortedJoints.length;
     const flat = touches.flat();
-    // One block: the layout and the scratch of a frame.
-    const buffer = new ArrayBuffer(8 * (4 + 4 + 24) + 4 * (m + m + 1 + flat.length) + m + 7);
-    this.numbers = new Float64Array(buffer, 0, 4);
-    this._local = new Float64Array(buffer, 32, 4);
-    this._scratch = new Float64Array(buffer, 64, 24);
-    let offset = 256;
-    this.joints = Int32Array.from(sortedJoints);
-    this._matched = new Int32Array(buffer, offset, m);
-    this._matched.set(order.map((s) => matched[s]));
-    this._touchStart = new Int32Array(buffer, (offset += 4 * m), m + 1);
-    for (let s = 0; s < m; s++) this._touchStart[s + 1] = this._touchStart[s] + touches[s].length;
-    this._touchEffectors = new Int32Array(buffer, (offset += 4 * (m + 1)), flat.length);
-    this._touchEffectors.set(flat);
-    this._solved = new Uint8Array(buffer, offset + 4 * flat.length, m);
-    this._solved.set(order.map((s) => solved[s]));
+    const starts = [0];
+    for (let s = 0; s < m; s++) starts.push(starts[s] + touches[s].length);
+    this._layout = Int32Array.from([
+      ...sortedJoints,
+      ...order.map((s) => matched[s]),
+      ...starts,
+      ...flat,
+      ...order.map((s) => solved[s]),
+    ]);
+    this._matchedAt = m;
+    this._touchStartAt = 2 * m;
+    this._touchEffectorsAt = 3 * m + 1;
+    this._solvedAt = 3 * m + 1 + flat.length;
+    this.joints = this._layout.subarray(0, m);
   }
 
   /**
-   * Into the frame's local rotations (`pose`): every entry's solved rotation, blended from the rotation the
+   * Into the frame's local rotations (`block`): every entry's solved rotation, blended from the rotation the
    * frame holds (animated, or changed by a pass) by its weight. `orientations`: the solved model-space pose;
-   * `effectorBlend`: per effector 0..1 (0 for one skipped this frame); `targetOrientations` and
-   * `orientationValid`: per effector, the model-space orientation to take on and whether it is usable this
-   * frame. Returns the number of joints changed.
+   * in `numbers` per effector (see CompiledTargets): its blend weight 0..1 at `blendAt` (0 for one skipped
+   * this frame), the model-space orientation to take on at `orientationsAt` and whether it is usable this
+   * frame at `validAt`. Returns the number of joints changed.
    */
   compose(
     block: PoseBlock,
     parents: Int32Array,
     orientations: Float64Array,
-    effectorBlend: Float64Array,
-    targetOrientations: Float64Array,
-    orientationValid: Uint8Array,
+    numbersIn: Float64Array,
+    blendAt: number,
+    orientationsAt: number,
+    validAt: number,
     limits: JointLimits,
   ): number {
-    const joints = this.joints;
+    const layout = this._layout;
+    const m = this._matchedAt;
     const numbers = this.numbers;
     const global = numbers[GLOBAL_WEIGHT_SLOT];
-    const local = this._local;
-    const slots = block.slots;
+    const slots = block.d;
+    const starts = this._touchStartAt,
+      touchEffectors = this._touchEffectorsAt;
     let count = 0;
-    for (let s = 0; s < joints.length; s++) {
+    for (let s = 0; s < m; s++) {
       let weight = 0;
-      for (let k = this._touchStart[s]; k < this._touchStart[s + 1]; k++) {
-        const w = effectorBlend[this._touchEffectors[k]];
+      for (let k = layout[starts + s]; k < layout[starts + s + 1]; k++) {
+        const w = numbersIn[blendAt + layout[touchEffectors + k]];
         if (w > weight) weight = w;
       }
       weight *= global;
       if (!(weight > 0)) continue;
-      const j = joints[s];
-      const slot = block.slotOf[j];
-      const r = SLOT_STRIDE * slot + SLOT_R;
+      const j = layout[s];
+      const slot = block.ints[block.slotOfAt + j];
+      const r = block.slotsAt + SLOT_STRIDE * slot + SLOT_R;
       const p = parents[j];
-      const e = this._matched[s];
-      if (e >= 0 && orientationValid[e] === 1) {
-        if (!this._matchedLocal(j, p, orientations, targetOrientations, 4 * e, slots, r, limits)) continue;
-      } else if (this._solved[s] === 1) {
-        if (p >= 0) quatConjugateMultiply(local, 0, orientations, 4 * p, orientations, 4 * j);
-        else for (let i = 0; i < 4; i++) local[i] = orientations[4 * j + i];
+      const e = layout[this._matchedAt + s];
+      if (e >= 0 && numbersIn[validAt + e] === 1) {
+        if (!this._matchedLocal(j, p, orientations, numbersIn, orientationsAt + 4 * e, slots, r, limits))
+          continue;
+      } else if (layout[this._solvedAt + s] === 1) {
+        if (p >= 0) quatConjugateMultiply(numbers, LOCAL, orientations, 4 * p, orientations, 4 * j);
+        else for (let i = 0; i < 4; i++) numbers[LOCAL + i] = orientations[4 * j + i];
       } else {
         continue;
       }
       if (weight < 1) {
         numbers[JOINT_WEIGHT_SLOT] = weight;
-        slerpFrom(local, slots, r, numbers, JOINT_WEIGHT_SLOT);
+        slerpFrom(numbers, LOCAL, slots, r, numbers, JOINT_WEIGHT_SLOT);
       }
-      if (!isFiniteQuaternion(local)) continue;
-      slots[r] = local[0];
-      slots[r + 1] = local[1];
-      slots[r + 2] = local[2];
-      slots[r + 3] = local[3];
-      block.flags[slot] |= ROTATION_CHANGED;
+      if (!isFiniteQuaternion(numbers, LOCAL)) continue;
+      slots[r] = numbers[LOCAL];
+      slots[r + 1] = numbers[LOCAL + 1];
+      slots[r + 2] = numbers[LOCAL + 2];
+      slots[r + 3] = numbers[LOCAL + 3];
+      block.mark(slot, ROTATION_CHANGED);
       count++;
     }
     return count;
@@ -173,28 +183,28 @@ export class RotationBlend {
     ao: number,
     limits: JointLimits,
   ): boolean {
-    const local = this._local;
+    const n = this.numbers;
     const flags = limits.flags[j];
     if (flags & LIMIT_FIXED) {
-      for (let i = 0; i < 4; i++) local[i] = animated[ao + i];
+      for (let i = 0; i < 4; i++) n[LOCAL + i] = animated[ao + i];
       return true;
     }
-    if (p >= 0) quatConjugateMultiply(local, 0, orientations, 4 * p, target, to);
-    else for (let i = 0; i < 4; i++) local[i] = target[to + i];
+    if (p >= 0) quatConjugateMultiply(n, LOCAL, orientations, 4 * p, target, to);
+    else for (let i = 0; i < 4; i++) n[LOCAL + i] = target[to + i];
     if (flags & LIMIT_ROTATION) {
-      const scratch = this._scratch;
       // Limits measure Δ = rest⁻¹ · local.
-      quatConjugateMultiply(scratch, 0, limits.restLocal, 4 * j, local, 0);
-      projectRotation(limits, j, scratch, 0, scratch, 4);
-      quatMultiply(local, 0, limits.restLocal, 4 * j, scratch, 0);
+      quatConjugateMultiply(n, SCRATCH, limits.restLocal, 4 * j, n, LOCAL);
+      projectRotation(limits, j, n, SCRATCH, n, SCRATCH + 4);
+      quatMultiply(n, LOCAL, limits.restLocal, 4 * j, n, SCRATCH);
     }
     return true;
   }
 }
 
-/** q[0..3] = slerp(from[fo..], q, t[ti]) along the shorter arc; `t` in [0, 1]. */
+/** q[qo..qo+3] = slerp(from[fo..], q, t[ti]) along the shorter arc; `t` in [0, 1]. */
 export function slerpFrom(
   q: Float64Array,
+  qo: number,
   from: Float64Array,
   fo: number,
   t: Float64Array,
@@ -205,10 +215,10 @@ export function slerpFrom(
     ay = from[fo + 1],
     az = from[fo + 2],
     aw = from[fo + 3];
-  let bx = q[0],
-    by = q[1],
-    bz = q[2],
-    bw = q[3];
+  let bx = q[qo],
+    by = q[qo + 1],
+    bz = q[qo + 2],
+    bw = q[qo + 3];
   let dot = ax * bx + ay * by + az * bz + aw * bw;
   if (dot < 0) {
     bx = -bx;
@@ -233,12 +243,17 @@ export function slerpFrom(
     z = wa * az + wb * bz,
     w = wa * aw + wb * bw;
   const len = Math.sqrt(x * x + y * y + z * z + w * w);
-  q[0] = x / len;
-  q[1] = y / len;
-  q[2] = z / len;
-  q[3] = w / len;
+  q[qo] = x / len;
+  q[qo + 1] = y / len;
+  q[qo + 2] = z / len;
+  q[qo + 3] = w / len;
 }
 
-function isFiniteQuaternion(q: Float64Array): boolean {
-  return Number.isFinite(q[0]) && Number.isFinite(q[1]) && Number.isFinite(q[2]) && Number.isFinite(q[3]);
+function isFiniteQuaternion(q: Float64Array, o: number): boolean {
+  return (
+    Number.isFinite(q[o]) &&
+    Number.isFinite(q[o + 1]) &&
+    Number.isFinite(q[o + 2]) &&
+    Number.isFinite(q[o + 3])
+  );
 }

@@ -105,7 +105,7 @@ export class ShinEndTarget {
     if (n[HAS_ROTATION] !== 1) return;
     for (let i = 0; i < 4; i++) n[ROTATION + i] = n[GOAL_ROTATION + i];
     n[WEIGHT] = blend[b] * global[g];
-    if (n[WEIGHT] < 1) slerpFrom(n, n, ANIMATED, n, WEIGHT);
+    if (n[WEIGHT] < 1) slerpFrom(n, ROTATION, n, ANIMATED, n, WEIGHT);
     if (parent >= 0) quatConjugateMultiply(n, LOCAL, o, 4 * parent, n, ROTATION);
     else for (let i = 0; i < 4; i++) n[LOCAL + i] = n[ROTATION + i];
     frame.setLocalRotation(this.foot, n, LOCAL);

@@ -104,6 +104,7 @@ export function putTarget(
   ) {
     // Same plan: only the sources and the weight change.
     (current as TargetEntry[])[index] = entry;
+    character.targets!.setEntry(index, entry);
     return false;
   }
   const entries = current.slice();
