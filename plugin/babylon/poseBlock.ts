@@ -72,6 +72,8 @@ export class PoseBlock {
   readonly holders: readonly JointHolder[];
   /** Quaternions of the block's own, for nodes rotated by Euler angles (made when first written). */
   readonly owned: (Quaternion | null)[];
+  /** The quaternion each node slot's rotation was written into, until put back. */
+  readonly written: (Quaternion | null)[];
 
   /** `wanted`: 1 per joint to read (ancestors of wanted joints must be wanted too). */
   constructor(rig: SkeletonRig, wanted: Uint8Array) {
@@ -110,6 +112,7 @@ export class PoseBlock {
     }
     this.holders = holders;
     this.owned = new Array<Quaternion | null>(count).fill(null);
+    this.written = new Array<Quaternion | null>(count).fill(null);
   }
 
   get size(): number {
@@ -144,6 +147,7 @@ export class PoseBlock {
       this.d.set(from.d.subarray(at, at + SLOT_STRIDE), this.slot(k));
       this.bytes[k] = from.bytes[old];
       this.owned[k] = from.owned[old];
+      this.written[k] = from.written[old];
       if (this.bytes[k] & (ROTATION_CHANGED | POSITION_CHANGED | ROTATION_WRITTEN | POSITION_WRITTEN)) {
         this.ints[this.touchedAt + this.touchedCount++] = k;
       }

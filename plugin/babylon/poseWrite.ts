@@ -66,6 +66,7 @@ export function restoreBlock(block: PoseBlock, untouchedOnly: boolean): void {
     const k = ints[touchedAt + i];
     const f = flags[k];
     if (f & ROTATION_WRITTEN && (!untouchedOnly || holdsWrittenRotation(block, k))) restoreRotation(block, k);
+    block.written[k] = null;
     if (f & POSITION_WRITTEN && (!untouchedOnly || holdsWrittenPosition(block, k))) restorePosition(block, k);
     flags[k] = f & ~(ROTATION_WRITTEN | POSITION_WRITTEN | ROTATION_CHANGED | POSITION_CHANGED);
   }
@@ -89,6 +90,7 @@ function writeRotation(block: PoseBlock, k: number): void {
     node.rotationQuaternion = q;
   }
   quaternionFromArray(q, d, o);
+  block.written[k] = q;
 }
 
 function writePosition(block: PoseBlock, k: number): void {
@@ -129,6 +131,13 @@ function restoreRotation(block: PoseBlock, k: number): void {
   const o = block.slot(k) + SLOT_RAW;
   if (block.bytes[block.isBoneAt + k] === 1) {
     (block.holders[k] as Bone).setRotationQuaternion(quaternionFromArray(boneRotation, d, o), 0);
+    return;
+  }
+  // Straight into the quaternion written (a restore after rendering meets the node itself cold): nothing
+  // but the animation swaps a node's quaternion, and it does not run between the write and the restore.
+  const written = block.written[k];
+  if (written !== null && (block.bytes[k] & EULER) === 0) {
+    quaternionFromArray(written, d, o);
     return;
   }
   const node = block.holders[k] as TransformNode;
