@@ -16,7 +16,6 @@ import { CharacterPipeline, type PipelineOwner } from "./characterPipeline.js";
 import { characterHeight, deformingJoints, modelSpaceUp } from "./characterHeight.js";
 import type { CompiledTargets, TargetEntry } from "./compiledTargets.js";
 import { discoverEndEffectors, type EndEffectorInfo } from "./endEffectors.js";
-import type { FabrikFrame } from "./fabrikFrame.js";
 import { FabrikSystem } from "./fabrikSystem.js";
 import { humanoidLimitPreset } from "./humanoidLimits.js";
 import { findHumanoidRoles, HUMANOID_ROLES, type HumanoidRole, type HumanoidRoles } from "./humanoidRoles.js";
@@ -55,7 +54,7 @@ export interface AttachedCharacter {
  * ambiguous one) changes nothing.
  */
 export function attachCharacter(
-  owner: PipelineOwner & FabrikFrame["behavior"],
+  owner: PipelineOwner,
   node: TransformNode,
   options: CheckedBehaviorOptions,
 ): AttachedCharacter {
@@ -84,7 +83,7 @@ export function attachCharacter(
 }
 
 function setUp(
-  owner: PipelineOwner & FabrikFrame["behavior"],
+  owner: PipelineOwner,
   node: TransformNode,
   options: CheckedBehaviorOptions,
   rig: SkeletonRig,

@@ -1,9 +1,8 @@
 import { Logger } from "@babylonjs/core/Misc/logger.js";
-import type { Observable } from "@babylonjs/core/Misc/observable.js";
 import { solvePlan } from "../solver/fabrik.js";
 import type { SolveReport } from "../solver/plan.js";
 import type { CompiledTargets } from "./compiledTargets.js";
-import type { FabrikFrame, FabrikPass, FabrikSolvedEvent } from "./fabrikFrame.js";
+import type { FabrikFrameOf, FabrikPassOf, FabrikSolvedEventOf } from "./fabrikFrame.js";
 import { FramePose } from "./framePose.js";
 import { commitBlock } from "./poseWrite.js";
 import { GLOBAL_WEIGHT_SLOT } from "./rotationBlend.js";
@@ -13,12 +12,18 @@ import type { SkeletonRig } from "./skeletonRig.js";
 export interface PipelineOwner {
   readonly enabled: boolean;
   readonly weight: number;
-  readonly onBeforeSolveObservable: Observable<FabrikFrame>;
-  readonly onSolvedObservable: Observable<FabrikSolvedEvent>;
+  readonly onBeforeSolveObservable: {
+    hasObservers(): boolean;
+    notifyObservers(frame: FabrikFrameOf<object>): unknown;
+  };
+  readonly onSolvedObservable: { notifyObservers(event: FabrikSolvedEventOf<object>): unknown };
 }
 
+/** A pass as the pipeline holds it (`FabrikPass` with the behavior's type left open). */
+type Pass = FabrikPassOf<object>;
+
 interface PassEntry {
-  readonly pass: FabrikPass;
+  readonly pass: Pass;
   readonly order: number;
   readonly joints: readonly number[];
 }
@@ -40,10 +45,10 @@ export class CharacterPipeline {
   private _inFrame = false;
   private _warned = false;
   private _disposed = false;
-  private readonly _event: { behavior: FabrikSolvedEvent["behavior"]; report: SolveReport; written: number };
+  private readonly _event: { behavior: object; report: SolveReport; written: number };
 
   constructor(
-    private readonly _owner: PipelineOwner & FabrikFrame["behavior"],
+    private readonly _owner: PipelineOwner,
     rig: SkeletonRig,
   ) {
     this.pose = new FramePose(_owner, rig);
@@ -54,7 +59,7 @@ export class CharacterPipeline {
     return this._targets;
   }
 
-  get passes(): readonly FabrikPass[] {
+  get passes(): readonly Pass[] {
     return this._passes.map((p) => p.pass);
   }
 
@@ -70,7 +75,7 @@ export class CharacterPipeline {
   }
 
   /** Adds a pass (see FabrikPass); `joints` are its joints as indices. */
-  addPass(pass: FabrikPass, order: number, joints: readonly number[]): void {
+  addPass(pass: Pass, order: number, joints: readonly number[]): void {
     let at = this._passes.length;
     while (at > 0 && this._passes[at - 1].order > order) at--;
     const passes = this._passes.slice();
@@ -80,7 +85,7 @@ export class CharacterPipeline {
   }
 
   /** Removes a pass; false when it was not there. */
-  removePass(pass: FabrikPass): boolean {
+  removePass(pass: Pass): boolean {
     const passes = this._passes.filter((p) => p.pass !== pass);
     if (passes.length === this._passes.length) return false;
     this._passes = passes;
@@ -186,7 +191,7 @@ export class CharacterPipeline {
     const event = this._event;
     event.report = report;
     event.written = this._commit();
-    owner.onSolvedObservable.notifyObservers(event as FabrikSolvedEvent);
+    owner.onSolvedObservable.notifyObservers(event);
   }
 
   /** Feet at their shins' ends, then the post-solve passes, on the pose as it will be written. */

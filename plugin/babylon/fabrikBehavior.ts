@@ -27,10 +27,10 @@ import {
 import type { EndEffectorInfo } from "./endEffectors.js";
 import {
   checkPass,
-  type FabrikFrame,
-  type FabrikPass,
+  type FabrikFrameOf,
+  type FabrikPassOf,
   type FabrikPassOptions,
-  type FabrikSolvedEvent,
+  type FabrikSolvedEventOf,
 } from "./fabrikFrame.js";
 import type { HumanoidRoles } from "./humanoidRoles.js";
 import { installInspectorProperties } from "./inspectorProperties.js";
@@ -47,15 +47,18 @@ import {
 } from "./targetOptions.js";
 
 export type { FabrikBehaviorOptions, FabrikLimitPreset, FabrikStage } from "./behaviorOptions.js";
-export type {
-  FabrikBeforeSolveEvent,
-  FabrikFrame,
-  FabrikPass,
-  FabrikPassOptions,
-  FabrikSolvedEvent,
-} from "./fabrikFrame.js";
+export type { FabrikPassOptions } from "./fabrikFrame.js";
 export type { FabrikJoint } from "./jointLookup.js";
 export type { FabrikTargetInfo, FabrikTargetOptions } from "./targetOptions.js";
+
+/** One frame of a character, as passes and `onBeforeSolveObservable` observers see it: see FabrikFrameOf. */
+export type FabrikFrame = FabrikFrameOf<FabrikBehavior>;
+/** A step of a character's frame: see FabrikPassOf and {@link FabrikBehavior.addPass}. */
+export type FabrikPass = FabrikPassOf<FabrikBehavior>;
+/** What {@link FabrikBehavior.onSolvedObservable} carries: the same object every frame. */
+export type FabrikSolvedEvent = FabrikSolvedEventOf<FabrikBehavior>;
+/** What {@link FabrikBehavior.onBeforeSolveObservable} carries: the frame itself, after the passes. */
+export type FabrikBeforeSolveEvent = FabrikFrame;
 
 /**
  * Full-body FABRIK inverse kinematics for a skinned character, on top of its animation.
@@ -390,10 +393,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
   /** One frame of the pipeline and the restore after it, as the scene's system runs them (tests drive them). */
   private readonly _onStage = (): void => this._character?.pipeline.run(ONE_FRAME);
   private readonly _onAfterRender = (): void => this._character?.pipeline.restore();
-
-  private _attached(who: string): AttachedCharacter {
-    return requireAttached(this._character, who);
-  }
+  private readonly _attached = (who: string): AttachedCharacter => requireAttached(this._character, who);
 }
 
 /** The time step of a frame driven by hand: the animation clock is not consulted. */

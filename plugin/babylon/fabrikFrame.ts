@@ -1,6 +1,5 @@
 import { FabrikError } from "../solver/errors.js";
 import type { SolveReport } from "../solver/plan.js";
-import type { FabrikBehavior } from "./fabrikBehavior.js";
 import type { FabrikJoint } from "./jointLookup.js";
 import { describeValue } from "./targetBinding.js";
 
@@ -10,12 +9,14 @@ import { describeValue } from "./targetBinding.js";
  * with the solve's, at the end of the frame, and put back after the frame is rendered, so the next frame
  * starts from the animation again.
  *
+ * (`FabrikFrame` is this with the behavior typed: see fabrikBehavior.ts, which this file does not import.)
+ *
  * Numbers travel in Float64Arrays with an offset (V8 boxes doubles passed to calls it does not inline). A
  * joint is its index (`behavior.jointIndex`); only joints the frame reads can be asked for: those of the
- * targets' chains and those passes declare (see {@link FabrikPass.joints}), with their ancestors.
+ * targets' chains and those passes declare (see `FabrikPassOf.joints`), with their ancestors.
  */
-export interface FabrikFrame {
-  readonly behavior: FabrikBehavior;
+export interface FabrikFrameOf<Behavior> {
+  readonly behavior: Behavior;
   /** Seconds the animation clock advanced since the last frame (`scene.deltaTime`). */
   readonly deltaTime: number;
   /**
@@ -48,19 +49,19 @@ export interface FabrikFrame {
  * the pose the solve starts from: a lowered hips, a turned neck) and after it (move what the solve does not:
  * a foot at its shin's end). Add it with `behavior.addPass`; FootPlacement, LookAt and Reach are passes.
  */
-export interface FabrikPass {
+export interface FabrikPassOf<Behavior> {
   /** The joints the pass reads or changes: the frame reads them (and their ancestors) every frame. */
   readonly joints?: readonly FabrikJoint[];
   /** Before the solve, on the pose just read (and changed by the passes before this one). */
-  beforeSolve?(frame: FabrikFrame): void;
+  beforeSolve?(frame: FabrikFrameOf<Behavior>): void;
   /**
    * After the solve, on the pose as it will be written (blended by the weights); what it changes is written
    * with the rest. Not called on frames without a solve.
    */
-  afterSolve?(frame: FabrikFrame): void;
+  afterSolve?(frame: FabrikFrameOf<Behavior>): void;
 }
 
-/** Where a pass runs among the others; see {@link FabrikBehavior.addPass}. */
+/** Where a pass runs among the others; see `FabrikBehavior.addPass`. */
 export interface FabrikPassOptions {
   /**
    * Passes run in ascending order, then in the order they were added. Default 0. The helpers use negative
@@ -69,23 +70,17 @@ export interface FabrikPassOptions {
   order?: number;
 }
 
-/** What {@link FabrikBehavior.onSolvedObservable} carries: the same object every frame. */
-export interface FabrikSolvedEvent {
-  readonly behavior: FabrikBehavior;
+/** What `FabrikBehavior.onSolvedObservable` carries: the same object every frame. */
+export interface FabrikSolvedEventOf<Behavior> {
+  readonly behavior: Behavior;
   /** The solver's report for this frame (reused; copy what you keep). Residuals are in model units. */
   readonly report: SolveReport;
   /** Joints written this frame. */
   readonly written: number;
 }
 
-/**
- * What {@link FabrikBehavior.onBeforeSolveObservable} carries: the frame itself, after the passes (its
- * arrays live: copy what you keep).
- */
-export type FabrikBeforeSolveEvent = FabrikFrame;
-
 /** Checks a pass and its options for `addPass`; returns its order. */
-export function checkPass(pass: FabrikPass, options: FabrikPassOptions, who: string): number {
+export function checkPass(pass: FabrikPassOf<unknown>, options: FabrikPassOptions, who: string): number {
   if (pass === null || typeof pass !== "object") {
     throw new FabrikError(
       `${who}: a pass is an object with beforeSolve and/or afterSolve, got ${describeValue(pass)}`,

@@ -45,9 +45,9 @@ export class FabrikSystem implements ISceneComponent {
     return system;
   }
 
-  /** The characters it runs, in the order they write. */
-  get characters(): readonly CharacterPipeline[] {
-    return [...this._afterAnimations, ...this._beforeRender];
+  /** How many characters it runs. */
+  get characterCount(): number {
+    return this._afterAnimations.length + this._beforeRender.length;
   }
 
   /**
@@ -63,30 +63,19 @@ export class FabrikSystem implements ISceneComponent {
   remove(pipeline: CharacterPipeline): void {
     this._afterAnimations = this._afterAnimations.filter((p) => p !== pipeline);
     this._beforeRender = this._beforeRender.filter((p) => p !== pipeline);
-    if (this._afterAnimations.length === 0) {
-      this._afterAnimationsObserver?.remove();
-      this._stepObserver?.remove();
-      this._afterAnimationsObserver = this._stepObserver = null;
-    }
-    if (this._beforeRender.length === 0) {
-      this._beforeRenderObserver?.remove();
-      this._beforeRenderObserver = null;
-    }
-    if (this._afterAnimations.length === 0 && this._beforeRender.length === 0) {
-      this._restoreObserver?.remove();
-      this._restoreObserver = null;
-    }
+    this._unobserve();
   }
 
   register(): void {}
 
   rebuild(): void {}
 
+  /** With the scene: every character gets its animated pose back and the observers go. */
   dispose(): void {
-    for (const pipeline of this.characters) pipeline.dispose();
+    for (const pipeline of [...this._afterAnimations, ...this._beforeRender]) pipeline.dispose();
     this._afterAnimations = [];
     this._beforeRender = [];
-    this.remove(null as unknown as CharacterPipeline);
+    this._unobserve();
   }
 
   /** Every frame at `beforeRender`. */
@@ -120,10 +109,27 @@ export class FabrikSystem implements ISceneComponent {
     for (let i = early.length - 1; i >= 0; i--) early[i].restoreUntouched();
   };
 
+  /** Removes the observers of stages without characters. */
+  private _unobserve(): void {
+    if (this._afterAnimations.length === 0) {
+      this._afterAnimationsObserver?.remove();
+      this._stepObserver?.remove();
+      this._afterAnimationsObserver = this._stepObserver = null;
+    }
+    if (this._beforeRender.length === 0) {
+      this._beforeRenderObserver?.remove();
+      this._beforeRenderObserver = null;
+    }
+    if (this._afterAnimations.length === 0 && this._beforeRender.length === 0) {
+      this._restoreObserver?.remove();
+      this._restoreObserver = null;
+    }
+  }
+
   /**
-   * (Re)places the observers: the stage observers last (as a behavior attached now would add its own), the
-   * restore first (so the animation is back before other after-render observers see the frame... and after
-   * those inserted first later, which read the written pose).
+   * (Re)places the observers as a behavior attached now would have added its own: the stage observer after
+   * every observer there (the solve sees what they did to targets this frame), the restore before every
+   * after-render observer (those inserted first later still see the written pose).
    */
   private _observe(): void {
     const scene = this.scene;

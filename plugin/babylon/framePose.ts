@@ -1,8 +1,7 @@
 import { FabrikError } from "../solver/errors.js";
 import type { Pose } from "../solver/pose.js";
 import { invertAffineMatrix, setIdentityMatrix } from "./affineMatrix.js";
-import type { FabrikBehavior } from "./fabrikBehavior.js";
-import type { FabrikFrame } from "./fabrikFrame.js";
+import type { FabrikFrameOf } from "./fabrikFrame.js";
 import { eulerToQuaternion } from "./localRotation.js";
 import {
   EULER,
@@ -36,7 +35,7 @@ import { WorldMatrixCache } from "./worldMatrixCache.js";
  * matrices; the model root's matrix is composed again only when Babylon's change flags say it may have
  * moved (`WorldMatrixCache`).
  */
-export class FramePose implements FabrikFrame {
+export class FramePose implements FabrikFrameOf<object> {
   deltaTime = 0;
   readonly modelToWorld = new Float64Array(16);
   readonly worldToModel = new Float64Array(16);
@@ -52,7 +51,7 @@ export class FramePose implements FabrikFrame {
   private readonly _rootCache = new WorldMatrixCache();
 
   constructor(
-    readonly behavior: FabrikBehavior,
+    readonly behavior: object,
     readonly rig: SkeletonRig,
   ) {
     setIdentityMatrix(this.modelToWorld);

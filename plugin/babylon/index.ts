@@ -50,7 +50,8 @@ export {
   type FabrikTargetInfo,
   type FabrikTargetOptions,
 } from "./fabrikBehavior.js";
-export type { FabrikFrame, FabrikPass, FabrikPassOptions } from "./fabrikFrame.js";
+export type { FabrikFrame, FabrikPass, FabrikPassOptions } from "./fabrikBehavior.js";
+export type { FabrikFrameOf, FabrikPassOf, FabrikSolvedEventOf } from "./fabrikFrame.js";
 export { FabrikSystem } from "./fabrikSystem.js";
 export { FabrikModel, FabrikModelCache } from "./modelCache.js";
 export {
