@@ -69,7 +69,7 @@ const LOOK_AT_ORDER = -20;
  *
  * Why not one target per joint: the behavior writes a matched orientation only for the effector itself,
  * and the joints below a matched effector are then written against the solver's unmatched orientation,
- * so nested orientation targets (neck and head) come out wrong; the layer sidesteps that.
+ * so nested orientation targets (neck and head) come out wrong; turning them in the frame sidesteps that.
  *
  * A frame allocates nothing.
  */
