@@ -14,7 +14,7 @@ import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { Logger } from "@babylonjs/core/Misc/logger.js";
 import { Scene } from "@babylonjs/core/scene.js";
 import "@babylonjs/loaders/glTF/2.0/index.js";
-import { FabrikBehavior, PoseReader } from "../../plugin/index.js";
+import { FabrikBehavior, FabrikSystem, PoseReader } from "../../plugin/index.js";
 import { ASSETS_DIR } from "../babylon/characters.js";
 import { machineName, median } from "./harness.js";
 
@@ -32,21 +32,23 @@ import { machineName, median } from "./harness.js";
  *   shin given the length to where the foot sits), updated in an onBeforeRender observer, in a right-handed
  *   scene (it misses glTF targets by metres in a left-handed one).
  *
- * Cost is CPU time (`process.cpuUsage`, user + system) of `scene.render()`, per frame, in blocks of frames
- * (the mean of each block's middle half), the configurations taking turns block by block in one process
- * (rotated each round) so that the machine's drift hits them alike; each configuration's cost is its block
- * against the neighbouring blocks without IK, and the median over rounds is reported. Every behavior and controller exists throughout; a configuration not being
- * measured is disabled (behaviors: `enabled = false`; controllers: not updated). Targets are computed between
- * frames, outside the timing, from the animated pose the frame left: the behaviors put it back after
- * rendering; the controllers' limbs are put back by the bench (their update saves the animated rotations, a
- * few quaternion copies counted in their time; BoneIKController itself never puts anything back).
+ * Cost is CPU time (`process.cpuUsage`, user + system) of `scene.render()`, per frame, the configurations
+ * (no IK included) taking turns in short blocks in one process, rotated each round, so that the machine's
+ * drift hits them alike; each configuration's cost is its median frame against the median frame without
+ * IK, and the same for each half of the run is printed beside it. Every behavior and controller exists
+ * throughout; a configuration not being measured is out of the frame: its behaviors leave the scene's
+ * FabrikSystem (a disabled behavior still costs its check each frame, which is not what the IK costs), its
+ * controllers are not updated. Targets are computed between frames, outside the timing, from the animated
+ * pose the frame left: the behaviors put it back after rendering; the controllers' limbs are put back by
+ * the bench (their update saves the animated rotations, a few quaternion copies counted in their time;
+ * BoneIKController itself never puts anything back).
  */
 
 Logger.LogLevels = Logger.ErrorLogLevel;
 const FILE = `${ASSETS_DIR}RobotExpressive/RobotExpressive.glb`;
 const CHARACTERS = Number(process.env.CROWD_CHARACTERS ?? 100);
-const BLOCK = Number(process.env.CROWD_BLOCK ?? 12);
-const ROUNDS = Number(process.env.CROWD_ROUNDS ?? 24);
+const BLOCK = Number(process.env.CROWD_BLOCK ?? 6);
+const ROUNDS = Number(process.env.CROWD_ROUNDS ?? 40);
 const WARM_UP = 60;
 const CLIPS = ["Idle", "Walking", "Running", "Dance", "Wave", "ThumbsUp"];
 /** Frames of one period of every target's motion (as in the characters bench). */
@@ -226,12 +228,22 @@ async function main(): Promise<void> {
   }
 
   let active: Kind = "none";
+  // A configuration not measured is out of the frame altogether: its characters leave the scene's system
+  // (a disabled behavior still costs its check every frame, which is not the IK's cost).
+  const system = FabrikSystem.of(scene);
+  const pipelineOf = (ik: FabrikBehavior) =>
+    (ik as unknown as { _character: { pipeline: Parameters<FabrikSystem["add"]>[0] } })._character.pipeline;
+  for (const c of characters) {
+    system.remove(pipelineOf(c.fabrik));
+    system.remove(pipelineOf(c.fabrikFeet));
+  }
   const setActive = (kind: Kind) => {
-    active = kind;
+    if (kind === active) return;
     for (const c of characters) {
-      c.fabrik.enabled = kind === "fabrik";
-      c.fabrikFeet.enabled = kind === "fabrikFeet";
+      if (active === "fabrik" || active === "fabrikFeet") system.remove(pipelineOf(c[active]));
+      if (kind === "fabrik" || kind === "fabrikFeet") system.add(pipelineOf(c[kind]), "beforeRender");
     }
+    active = kind;
   };
   scene.onBeforeRenderObservable.add(() => {
     if (active !== "boneIK") return;
@@ -279,22 +291,25 @@ async function main(): Promise<void> {
       }
     }
   };
-  /**
-   * CPU microseconds of a rendered frame of configuration `kind`: the mean of the middle half of a block's
-   * frames (a frame the garbage collector stops, for Babylon's own allocations, says nothing of the IK).
-   */
-  const block = (kind: Kind): number => {
+  /** Frame CPU times (µs) per configuration, and per half of the run (the halves show the drift). */
+  const samples: Record<Kind, number[][]> = {
+    none: [[], []],
+    fabrik: [[], []],
+    fabrikFeet: [[], []],
+    boneIK: [[], []],
+  };
+  /** `BLOCK` rendered frames of configuration `kind`, after one frame to switch (not counted). */
+  const block = (kind: Kind, half: number | null): void => {
     aim();
     setActive(kind);
-    // One frame unmeasured: the switch itself is not the steady state.
     scene.render();
-    const cpu: number[] = [];
     for (let i = 0; i < BLOCK; i++) {
       aim();
       const start = process.cpuUsage();
       scene.render();
       const used = process.cpuUsage(start);
-      cpu.push(used.user + used.system);
+      if (half === null) continue;
+      samples[kind][half].push(used.user + used.system);
       if (kind === "fabrik" || kind === "fabrikFeet") {
         for (const c of characters) {
           const report = c[kind].plan!.report;
@@ -304,38 +319,24 @@ async function main(): Promise<void> {
         }
       }
     }
-    cpu.sort((a, b) => a - b);
-    const middle = cpu.slice(BLOCK >> 2, BLOCK - (BLOCK >> 2));
-    return middle.reduce((sum, t) => sum + t, 0) / middle.length;
   };
 
-  for (const kind of KINDS) for (let i = 0; i < WARM_UP / KINDS.length; i++) block(kind);
-  const costs: Record<Kind, number[]> = { none: [], fabrik: [], fabrikFeet: [], boneIK: [] };
-  const frames: number[] = [];
+  for (let i = 0; i < WARM_UP / BLOCK; i++) for (const kind of KINDS) block(kind, null);
   for (let round = 0; round < ROUNDS; round++) {
-    // none, A, none, B, none, C, none: each configuration between two blocks without IK.
-    const order = KINDS.slice(1);
+    const order = KINDS.slice();
     for (let r = 0; r < round % order.length; r++) order.push(order.shift()!);
-    let before = block("none");
-    frames.push(before);
-    for (const kind of order) {
-      const measured = block(kind);
-      const after = block("none");
-      frames.push(after);
-      const baseline = (before + after) / 2;
-      costs[kind].push((measured - baseline) / baseline);
-      before = after;
-    }
+    for (const kind of order) block(kind, round < ROUNDS / 2 ? 0 : 1);
   }
-  const frameUs = median(frames);
+  // Medians of frames: a frame the garbage collector stops (for Babylon's own allocations) says nothing of
+  // the IK, and short blocks taking turns meet the machine's drift alike.
+  const frameMedian = (kind: Kind, half: number | null) =>
+    median(half === null ? [...samples[kind][0], ...samples[kind][1]] : samples[kind][half].slice());
+  const frameUs = frameMedian("none", null);
+  const cost = (kind: Kind, half: number | null) =>
+    (frameMedian(kind, half) - frameMedian("none", half)) / frameMedian("none", half);
   const rows = KINDS.slice(1).map((kind) => {
-    const sorted = costs[kind].slice().sort((a, b) => a - b);
-    return {
-      kind,
-      median: median(costs[kind].slice()),
-      low: sorted[Math.floor(0.25 * (sorted.length - 1))],
-      high: sorted[Math.ceil(0.75 * (sorted.length - 1))],
-    };
+    const halves = [cost(kind, 0), cost(kind, 1)].sort((x, y) => x - y);
+    return { kind, median: cost(kind, null), low: halves[0], high: halves[1] };
   });
   const boneIK = rows.find((r) => r.kind === "boneIK")!.median;
   const lines = [
@@ -343,9 +344,9 @@ async function main(): Promise<void> {
       .map((l) => l.toFixed(2))
       .join(", ")} at the end; Babylon.js 9.28.0, NullEngine, right-handed scene`,
     `${CHARACTERS} RobotExpressive characters, each playing its own clip; scene.render() per frame: ` +
-      `${(frameUs / 1000).toFixed(2)} ms CPU without IK (median block); ${ROUNDS} rounds of blocks of ${BLOCK} frames`,
+      `${(frameUs / 1000).toFixed(2)} ms CPU without IK (median frame); ${ROUNDS} rounds of blocks of ${BLOCK} frames`,
     "",
-    "| configuration | adds to scene.render() (median) | middle half of rounds | × BoneIKController's | iterations / solve | converged |",
+    "| configuration | adds to scene.render() (median frame) | first and second half of the run | × BoneIKController's | iterations / solve | converged |",
     "| --- | --- | --- | --- | --- | --- |",
     ...rows.map((r) => {
       const stats = r.kind === "fabrik" || r.kind === "fabrikFeet" ? solves[r.kind] : null;
