@@ -84,6 +84,8 @@ export function checkPass(pass: FabrikPassOf<unknown>, options: FabrikPassOption
   if (pass === null || typeof pass !== "object") {
     throw new FabrikError(
       `${who}: a pass is an object with beforeSolve and/or afterSolve, got ${describeValue(pass)}`,
+      undefined,
+      "pass",
     );
   }
   const order = options?.order ?? 0;
