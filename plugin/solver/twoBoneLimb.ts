@@ -149,13 +149,11 @@ export function placeTwoBoneLimb(
   const C = ox * (hy * wz - hz * wy) + oy * (hz * wx - hx * wz) + oz * (hx * wy - hy * wx);
   const R = Math.sqrt(B * B + C * C);
   if (!(R > 1e-9)) return false; // the hinge turns the lower bone about its own line: no bend to choose
-  // Too far (or too near) for any bend: the bend that comes nearest, straightest (or most folded).
   const cos = ((d * d - lm * lm - lt * lt) / (2 * lm * lt) - A) / R;
   if (cos !== cos) return false;
   const psi = Math.atan2(C, B);
   const spread = Math.acos(cos > 1 ? 1 : cos < -1 ? -1 : cos);
-  // Of the two bends, the nearer to the bend the limb has now (φ = 0 for a joint that is not a hinge),
-  // within the hinge's range.
+  // The bend the limb has now: φ = 0 for a joint that is not a hinge.
   const min = hinged ? limits.hinge[2 * m] : -Math.PI,
     max = hinged ? limits.hinge[2 * m + 1] : Math.PI;
   temp[ANGLE] = 0;
@@ -163,12 +161,37 @@ export function placeTwoBoneLimb(
     quatConjugateMultiply(temp, DELTA, limits.restLocal, m4, inputLocal, m4);
     measureHingeAngle(limits, m, temp, DELTA, temp, ANGLE);
   }
-  let phi = NaN;
-  for (let side = -1; side <= 1; side += 2) {
-    let a = psi + side * spread;
+  // The bends that put the tip at distance d, the straightest and most folded bends, and the ends of the
+  // hinge's range: of those within the range, whichever comes nearest to d, then nearest the bend it has now.
+  // (A straight limb's hinge rests at the end of its range, where rounding alone would refuse the exact bend.)
+  let phi = NaN,
+    best = Infinity;
+  const slack = 1e-9 * (lm + lt) * (lm + lt);
+  for (let k = 0; k < 6; k++) {
+    let a =
+      k === 0
+        ? psi + spread
+        : k === 1
+          ? psi - spread
+          : k === 2
+            ? min
+            : k === 3
+              ? max
+              : k === 4
+                ? psi
+                : psi + Math.PI;
     a = a > Math.PI ? a - 2 * Math.PI : a <= -Math.PI ? a + 2 * Math.PI : a;
-    if (a < min - 1e-12 || a > max + 1e-12) continue;
-    if (phi !== phi || Math.abs(a - temp[ANGLE]) < Math.abs(phi - temp[ANGLE])) phi = a;
+    if (a < min || a > max) continue;
+    const miss = Math.abs(
+      2 * lm * lt * (A + B * Math.cos(a) + C * Math.sin(a) - (d * d - lm * lm - lt * lt) / (2 * lm * lt)),
+    );
+    if (
+      miss < best - slack ||
+      (miss <= best + slack && Math.abs(a - temp[ANGLE]) < Math.abs(phi - temp[ANGLE]))
+    ) {
+      if (miss < best) best = miss;
+      phi = a;
+    }
   }
   if (phi !== phi) return false;
 

@@ -46,7 +46,6 @@ const UNSTEADY = new Set([
   "QuaterniusSnake",
   "QuaterniusSpider",
   "QuaterniusTrex",
-  "QuaterniusWorkerWoman",
   "RecursiveSkeletons",
   "RobotExpressive",
   "mannequin",

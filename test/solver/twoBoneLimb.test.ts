@@ -1,0 +1,110 @@
+import { describe, expect, it } from "vitest";
+import {
+  compilePlan,
+  createJointLimits,
+  createPose,
+  createRig,
+  setJointLimit,
+  solvePlan,
+  type SolvePlan,
+} from "../../plugin/index.js";
+import { placeTwoBoneLimb } from "../../plugin/solver/twoBoneLimb.js";
+
+/*
+ * The closed-form two-bone limb on an arm limited as the humanoid preset limits one: the elbow's hinge runs
+ * from straight, the end of its range, to folded. A character's arm is rarely exactly straight at rest (this
+ * one bends 9°) nor laid along an axis (this one is turned in space), so the straight bend the limb computes
+ * from a target and the end of the hinge's range agree only to rounding. On a branched body the passes
+ * leave such an arm wherever they push it when the closed form refuses (a shoulder's twist rolling from one
+ * end of its range to the other between frames), so the closed form must answer on either side of straight.
+ */
+
+type Vec = [number, number, number];
+
+const DEGREE = Math.PI / 180;
+const UPPER = 0.27,
+  LOWER = 0.25,
+  REST_BEND = 9 * DEGREE;
+
+/** v turned about the unit axis a by angle t. */
+function turn(v: Vec, a: Vec, t: number): Vec {
+  const c = Math.cos(t),
+    s = Math.sin(t);
+  const d = a[0] * v[0] + a[1] * v[1] + a[2] * v[2];
+  const x: Vec = [a[1] * v[2] - a[2] * v[1], a[2] * v[0] - a[0] * v[2], a[0] * v[1] - a[1] * v[0]];
+  return [0, 1, 2].map((i) => v[i] * c + x[i] * s + a[i] * d * (1 - c)) as Vec;
+}
+const tilt = (v: Vec): Vec => turn(v, [0.48, 0.6, 0.64], 0.7);
+
+/** Chest, shoulder, elbow, wrist, the forearm bent forward at rest, the whole arm turned in space. */
+const POINTS: Vec[] = (
+  [
+    [0, 1.4, 0],
+    [0.16, 1.4, 0],
+    [0.16 + UPPER, 1.4, 0],
+    [0.16 + UPPER + LOWER * Math.cos(REST_BEND), 1.4, LOWER * Math.sin(REST_BEND)],
+  ] as Vec[]
+).map(tilt);
+
+/** The arm planned for its hand, its elbow's hinge starting `straightEnd` radians past straight. */
+function arm(straightEnd: number): SolvePlan {
+  const rig = createRig({
+    parents: [-1, 0, 1, 2],
+    restPositions: POINTS.flat(),
+    names: ["chest", "upperArm", "forearm", "hand"],
+  });
+  const limits = createJointLimits(rig);
+  setJointLimit(limits, 1, {
+    swing: { up: 2.6, right: 2.6, down: 2.6, left: 2.6, upAxis: tilt([0, 1, 0]) },
+    twist: { min: -80 * DEGREE, max: 80 * DEGREE },
+  });
+  // The forearm folds toward forward; its rest bend is already REST_BEND of that.
+  setJointLimit(limits, 2, {
+    hinge: { axis: tilt([0, -1, 0]), min: -REST_BEND + straightEnd, max: 150 * DEGREE - REST_BEND },
+  });
+  return compilePlan(rig, { effectors: [{ joint: "hand", chainLength: 2 }], limits });
+}
+
+describe("two-bone limb at the straight end of its hinge", () => {
+  for (const [label, straightEnd] of [
+    ["a hair short of straight", 1e-10],
+    ["exactly at straight", 0],
+    ["a hair past straight", -1e-10],
+  ] as const) {
+    it(`out of reach, straight toward the target, its hinge's end ${label}`, () => {
+      const plan = arm(straightEnd);
+      const rest = createPose(plan.rig);
+      const pose = createPose(plan.rig);
+      const target = new Float64Array(3);
+      const shoulder = POINTS[1];
+      // One solve from the rest pose leaves the solve's inputs (the given pose, the limits' flags) in place.
+      solvePlan(plan, pose, Float64Array.from(POINTS[3]));
+      let placed = 0,
+        tried = 0,
+        offLine = 0;
+      for (let k = 0; k < 200; k++) {
+        // Directions spread by golden angles within 115° of the arm at rest (its swing limit is 149°), 5–30 %
+        // beyond reach.
+        const z = 1 - (2 * (k + 0.5)) / 200,
+          r = Math.sqrt(1 - z * z),
+          phi = k * 2.399963229728653;
+        if (r * Math.cos(phi) < -0.42) continue;
+        const dir = tilt([r * Math.cos(phi), z, r * Math.sin(phi)]);
+        const d = (UPPER + LOWER) * (1.05 + 0.25 * ((k * 0.618034) % 1));
+        for (let i = 0; i < 3; i++) target[i] = shoulder[i] + d * dir[i];
+        pose.positions.set(rest.positions);
+        pose.orientations.set(rest.orientations);
+        tried++;
+        if (!placeTwoBoneLimb(plan, 0, pose.positions, pose.orientations, target)) continue;
+        placed++;
+        const p = pose.positions;
+        const h: Vec = [p[9] - shoulder[0], p[10] - shoulder[1], p[11] - shoulder[2]];
+        const reach = Math.hypot(...h);
+        const toward = (h[0] * dir[0] + h[1] * dir[1] + h[2] * dir[2]) / reach;
+        offLine = Math.max(offLine, Math.abs(reach - (UPPER + LOWER)), 1 - toward);
+      }
+      expect(placed).toBe(tried);
+      expect(offLine).toBeLessThan(1e-9);
+    });
+  }
+});
