@@ -55,6 +55,8 @@ const GIVEN = 60; // the root as given, below its parent as it is now
 const LIMIT = 36; // projectRotation scratch (16)
 const FRAME = 52; // the frame the middle joint bends from
 const SAMPLES = 48;
+/** The largest turn (radians) a limit may take off a swivel for it still to count as allowed. */
+const ALLOWANCE = 1e-6;
 
 /**
  * Places effector e's own chain on its target when it is such a limb (the last two bones of its path, the
@@ -276,8 +278,22 @@ function swivelAllowed(plan: SolvePlan, b: number, k: number): boolean {
   temp[SPIN + 3] = Math.cos(half);
   quatMultiply(temp, ROOT, temp, SPIN, temp, ARC);
   if ((plan.scratch.flags[b] & LIMIT_ROTATION) === 0) return true;
-  // Δ = rest⁻¹ · parent⁻¹ · root, unchanged by the projection exactly when it keeps the limits.
+  // Δ = rest⁻¹ · parent⁻¹ · root, unchanged by the projection when it keeps the limits. A target taken from
+  // a pose on a limit's boundary puts every swivel there, on one side or the other by rounding: within
+  // ALLOWANCE the swivel is allowed, and the root takes the projected rotation.
   quatConjugateMultiply(temp, DELTA, temp, PARENT, temp, ROOT);
   quatConjugateMultiply(temp, DELTA, limits.restLocal, 4 * b, temp, DELTA);
-  return !projectRotation(limits, b, temp, DELTA, temp, LIMIT);
+  for (let i = 0; i < 4; i++) temp[SPIN + i] = temp[DELTA + i];
+  if (!projectRotation(limits, b, temp, DELTA, temp, LIMIT)) return true;
+  let same = 0,
+    opposite = 0;
+  for (let i = 0; i < 4; i++) {
+    same += (temp[DELTA + i] - temp[SPIN + i]) ** 2;
+    opposite += (temp[DELTA + i] + temp[SPIN + i]) ** 2;
+  }
+  // |Δ' ∓ Δ| is half the angle between them, for small angles.
+  if (4 * Math.min(same, opposite) > ALLOWANCE * ALLOWANCE) return false;
+  quatMultiply(temp, ROOT, temp, PARENT, limits.restLocal, 4 * b);
+  quatMultiply(temp, ROOT, temp, ROOT, temp, DELTA);
+  return true;
 }

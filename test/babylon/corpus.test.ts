@@ -48,7 +48,6 @@ const UNSTEADY = new Set([
   "QuaterniusTrex",
   "RecursiveSkeletons",
   "RobotExpressive",
-  "mannequin",
   "creature",
   "tentacle",
   "figure",

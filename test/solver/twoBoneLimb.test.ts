@@ -8,6 +8,8 @@ import {
   solvePlan,
   type SolvePlan,
 } from "../../plugin/index.js";
+import { projectRotation } from "../../plugin/solver/jointLimitProjection.js";
+import { quatRotate } from "../../plugin/solver/quaternion.js";
 import { placeTwoBoneLimb } from "../../plugin/solver/twoBoneLimb.js";
 
 /*
@@ -107,4 +109,63 @@ describe("two-bone limb at the straight end of its hinge", () => {
       expect(offLine).toBeLessThan(1e-9);
     });
   }
+});
+
+/*
+ * A straight leg's swivel only rolls the thigh about its own line, so every swivel has the thigh's swing of
+ * the pose the target came from: when that pose lies on the swing limit's boundary (as a pose clamped to its
+ * limits does), every swivel lies on it too, inside or outside by rounding alone. The closed form must then
+ * still take the least turn from the given pose, as it does with the limit a hair wider.
+ */
+describe("two-bone limb whose target comes from a pose on its root's swing limit", () => {
+  /** Hips, thigh, shin, foot: a straight leg down -Y, the knee folding backward from straight. */
+  function leg(wider: number): SolvePlan {
+    const rig = createRig({
+      parents: [-1, 0, 1, 2],
+      restPositions: [0, 1, 0, 0.1, 0.95, 0, 0.1, 0.52, 0, 0.1, 0.1, 0],
+      names: ["hips", "thigh", "shin", "foot"],
+    });
+    const limits = createJointLimits(rig);
+    setJointLimit(limits, 1, {
+      swing: { up: 1.9 + wider, right: 0.6 + wider, down: 0.4 + wider, left: 0.9 + wider, upAxis: [0, 0, 1] },
+      twist: { min: -0.7, max: 0.7 },
+    });
+    setJointLimit(limits, 2, { hinge: { axis: [1, 0, 0], min: 0, max: 2.6 } });
+    return compilePlan(rig, { effectors: [{ joint: "foot", chainLength: 2 }], limits });
+  }
+
+  it("takes the same swivel as with the limit a hair wider", () => {
+    const exact = leg(0),
+      wider = leg(1e-7);
+    const rest = createPose(exact.rig);
+    const poses = [createPose(exact.rig), createPose(wider.rig)];
+    const swing = new Float64Array(4),
+      scratch = new Float64Array(16),
+      toFoot = Float64Array.of(0, -0.85, 0),
+      target = new Float64Array(3);
+    for (const plan of [exact, wider]) solvePlan(plan, createPose(plan.rig), Float64Array.of(0.1, 0.1, 0));
+    let largest = 0;
+    for (let k = 0; k < 120; k++) {
+      // The thigh swung 2 rad toward a direction around the bone, clamped onto its limit; the leg straight,
+      // the target at the foot or up to 10 % beyond.
+      const around = (2 * Math.PI * k) / 120;
+      const ax = Math.cos(around),
+        az = Math.sin(around);
+      swing.set([Math.sin(1) * ax, 0, Math.sin(1) * az, Math.cos(1)]);
+      projectRotation(exact.limits, 1, swing, 0, scratch, 0);
+      quatRotate(target, 0, swing, 0, toFoot, 0);
+      const beyond = 1 + 0.1 * ((k * 0.618034) % 1);
+      for (let i = 0; i < 3; i++) target[i] = rest.positions[3 + i] + beyond * target[i];
+      [exact, wider].forEach((plan, i) => {
+        poses[i].positions.set(rest.positions);
+        poses[i].orientations.set(rest.orientations);
+        expect(placeTwoBoneLimb(plan, 0, poses[i].positions, poses[i].orientations, target)).toBe(true);
+      });
+      const a = poses[0].orientations,
+        b = poses[1].orientations;
+      const dot = Math.abs(a[4] * b[4] + a[5] * b[5] + a[6] * b[6] + a[7] * b[7]);
+      largest = Math.max(largest, 2 * Math.acos(Math.min(1, dot)));
+    }
+    expect(largest).toBeLessThan(1e-5);
+  });
 });
