@@ -207,7 +207,8 @@ export function placeTwoBoneLimb(
   if (!hinged && flags[m] & LIMIT_ROTATION) {
     // A middle joint limited by swing and twist: the bend must keep them.
     quatConjugateMultiply(temp, DELTA, limits.restLocal, m4, temp, BEND);
-    if (projectRotation(limits, m, temp, DELTA, temp, LIMIT)) return false;
+    if (!keepsLimits(plan, m)) return false;
+    quatMultiply(temp, BEND, limits.restLocal, m4, temp, DELTA);
   }
   quatRotate(temp, VEC, temp, BEND, localOffset, t3);
   temp[VEC] = lm * localOffset[m3] + lt * temp[VEC];
@@ -278,13 +279,24 @@ function swivelAllowed(plan: SolvePlan, b: number, k: number): boolean {
   temp[SPIN + 3] = Math.cos(half);
   quatMultiply(temp, ROOT, temp, SPIN, temp, ARC);
   if ((plan.scratch.flags[b] & LIMIT_ROTATION) === 0) return true;
-  // Δ = rest⁻¹ · parent⁻¹ · root, unchanged by the projection when it keeps the limits. A target taken from
-  // a pose on a limit's boundary puts every swivel there, on one side or the other by rounding: within
-  // ALLOWANCE the swivel is allowed, and the root takes the projected rotation.
+  // Δ = rest⁻¹ · parent⁻¹ · root.
   quatConjugateMultiply(temp, DELTA, temp, PARENT, temp, ROOT);
   quatConjugateMultiply(temp, DELTA, limits.restLocal, 4 * b, temp, DELTA);
+  if (!keepsLimits(plan, b)) return false;
+  quatMultiply(temp, ROOT, temp, PARENT, limits.restLocal, 4 * b);
+  quatMultiply(temp, ROOT, temp, ROOT, temp, DELTA);
+  return true;
+}
+
+/**
+ * Whether joint j's Δ (temp[DELTA..], its rotation from rest) keeps its limits, leaving it projected onto
+ * them. A target taken from a pose on a limit's boundary puts the answer there, on one side or the other by
+ * rounding alone: a projection that turns Δ by less than ALLOWANCE keeps the limits.
+ */
+function keepsLimits(plan: SolvePlan, j: number): boolean {
+  const { temp } = plan.scratch;
   for (let i = 0; i < 4; i++) temp[SPIN + i] = temp[DELTA + i];
-  if (!projectRotation(limits, b, temp, DELTA, temp, LIMIT)) return true;
+  if (!projectRotation(plan.limits, j, temp, DELTA, temp, LIMIT)) return true;
   let same = 0,
     opposite = 0;
   for (let i = 0; i < 4; i++) {
@@ -292,8 +304,5 @@ function swivelAllowed(plan: SolvePlan, b: number, k: number): boolean {
     opposite += (temp[DELTA + i] + temp[SPIN + i]) ** 2;
   }
   // |Δ' ∓ Δ| is half the angle between them, for small angles.
-  if (4 * Math.min(same, opposite) > ALLOWANCE * ALLOWANCE) return false;
-  quatMultiply(temp, ROOT, temp, PARENT, limits.restLocal, 4 * b);
-  quatMultiply(temp, ROOT, temp, ROOT, temp, DELTA);
-  return true;
+  return 4 * Math.min(same, opposite) <= ALLOWANCE * ALLOWANCE;
 }

@@ -169,3 +169,76 @@ describe("two-bone limb whose target comes from a pose on its root's swing limit
     expect(largest).toBeLessThan(1e-5);
   });
 });
+
+/*
+ * A middle joint limited by swing and twist (not a hinge) bends in the plane it bent in as given. When the
+ * target's pose bent it to the edge of its swing limit, the bend the closed form computes lies on that edge,
+ * inside or outside by rounding alone; it must be placed all the same.
+ */
+describe("two-bone limb whose target bends its middle joint to its swing limit", () => {
+  /** Shoulder, upper arm, forearm, hand: the elbow bent 20° at rest; it may bend 50° more each way. */
+  function limb(wider: number): SolvePlan {
+    const bend = 20 * DEGREE;
+    const rig = createRig({
+      parents: [-1, 0, 1, 2],
+      restPositions: [
+        0,
+        0,
+        0,
+        0.15,
+        0,
+        0,
+        0.45,
+        0,
+        0,
+        0.45 + 0.28 * Math.cos(bend),
+        0,
+        0.28 * Math.sin(bend),
+      ],
+      names: ["shoulder", "upperArm", "forearm", "hand"],
+    });
+    const limits = createJointLimits(rig);
+    setJointLimit(limits, 1, {
+      swing: { up: 2, right: 2, down: 2, left: 2, upAxis: [0, 1, 0] },
+      twist: { min: -1, max: 1 },
+    });
+    const cone = 50 * DEGREE + wider;
+    setJointLimit(limits, 2, {
+      swing: { up: cone, right: cone, down: cone, left: cone, upAxis: [0, 1, 0] },
+      twist: { min: -0.5, max: 0.5 },
+    });
+    return compilePlan(rig, { effectors: [{ joint: "hand", chainLength: 2 }], limits });
+  }
+
+  it("places the limb, as with the limit a hair wider", () => {
+    const exact = limb(0),
+      wider = limb(1e-7);
+    const rest = createPose(exact.rig);
+    const poses = [createPose(exact.rig), createPose(wider.rig)];
+    for (const plan of [exact, wider]) solvePlan(plan, createPose(plan.rig), Float64Array.of(0.7, 0, 0.1));
+    const target = new Float64Array(3);
+    let largest = 0;
+    for (let k = 0; k < 60; k++) {
+      // The hand where the arm puts it with the elbow bent to the edge of its cone, either way in its plane,
+      // the upper arm turned about the arm's line.
+      const edge = (k % 2 === 0 ? 1 : -1) * 50 * DEGREE + 20 * DEGREE;
+      const along = 0.3 + 0.28 * Math.cos(edge),
+        across = 0.28 * Math.sin(edge);
+      const roll = (2 * Math.PI * k) / 60;
+      target.set([0.15 + along, across * Math.sin(roll), across * Math.cos(roll)]);
+      [exact, wider].forEach((plan, i) => {
+        poses[i].positions.set(rest.positions);
+        poses[i].orientations.set(rest.orientations);
+        expect(placeTwoBoneLimb(plan, 0, poses[i].positions, poses[i].orientations, target)).toBe(true);
+      });
+      for (let j = 1; j <= 2; j++) {
+        const a = poses[0].orientations,
+          b = poses[1].orientations;
+        let dot = 0;
+        for (let i = 0; i < 4; i++) dot += a[4 * j + i] * b[4 * j + i];
+        largest = Math.max(largest, 2 * Math.acos(Math.min(1, Math.abs(dot))));
+      }
+    }
+    expect(largest).toBeLessThan(1e-5);
+  });
+});
