@@ -1,7 +1,5 @@
 import type { SolvePlan } from "./plan.js";
-import { quatRotate as quatRotateBinding } from "./quaternion.js";
-
-const quatRotate = quatRotateBinding;
+import { quatRotate } from "./quaternion.js";
 
 /*
  * A chain whose base hangs below a joint that another chain turns (a hand's chain starting at the upper arm,

@@ -1,7 +1,6 @@
 import type { SolvePlan } from "./plan.js";
-import { quatFromUnitVectors as quatFromUnitVectorsBinding } from "./quaternion.js";
+import { quatFromUnitVectors } from "./quaternion.js";
 
-const quatFromUnitVectors = quatFromUnitVectorsBinding;
 // Local copies: a constant imported from another module is read through a getter under test transforms.
 const DEGENERATE_EPSILON = 1e-9;
 /** Nearer opposite than this (1 + cos of the arc), the inline half-angle arc loses digits. */

@@ -1,76 +1,30 @@
 import {
-  backwardPassChain as backwardPassChainBinding,
-  forwardPassChain as forwardPassChainBinding,
-  orientChainFromPositions as orientChainFromPositionsBinding,
-  straightenIfOutOfReach as straightenIfOutOfReachBinding,
+  backwardPassChain,
+  forwardPassChain,
+  orientChainFromPositions,
+  straightenIfOutOfReach,
 } from "./chainPasses.js";
 import { FabrikError, describeJoint } from "./errors.js";
-import {
-  LIMIT_FIXED as LIMIT_FIXEDBinding,
-  LIMIT_HINGE as LIMIT_HINGEBinding,
-  LIMIT_ROTATION as LIMIT_ROTATIONBinding,
-  LIMIT_STRETCH as LIMIT_STRETCHBinding,
-} from "./limits.js";
-import { projectRotation as projectRotationBinding } from "./jointLimitProjection.js";
-import {
-  clearOnLimit as clearOnLimitBinding,
-  escapeLock as escapeLockBinding,
-  targetsWithinLength as targetsWithinLengthBinding,
-  restorePose as restorePoseBinding,
-  savePose as savePoseBinding,
-} from "./lockEscape.js";
-import { restartComponent as restartComponentBinding } from "./restart.js";
-import { placeTwoBoneLimb as placeTwoBoneLimbBinding } from "./twoBoneLimb.js";
-import { measureCarriedChains as measureCarriedChainsBinding } from "./carriedChains.js";
-import {
-  backwardPassOriented as backwardPassOrientedBinding,
-  forwardPassOriented as forwardPassOrientedBinding,
-} from "./orientedPasses.js";
+import { LIMIT_FIXED, LIMIT_HINGE, LIMIT_ROTATION, LIMIT_STRETCH } from "./limits.js";
+import { projectRotation } from "./jointLimitProjection.js";
+import { clearOnLimit, escapeLock, targetsWithinLength, restorePose, savePose } from "./lockEscape.js";
+import { restartComponent } from "./restart.js";
+import { placeTwoBoneLimb } from "./twoBoneLimb.js";
+import { measureCarriedChains } from "./carriedChains.js";
+import { backwardPassOriented, forwardPassOriented } from "./orientedPasses.js";
 import type { SolvePlan, SolveReport } from "./plan.js";
-import { applyPoles as applyPolesBinding } from "./poles.js";
-import { foldChains as foldChainsBinding, foldSwivelled as foldSwivelledBinding } from "./straightFold.js";
+import { applyPoles } from "./poles.js";
+import { foldChains, foldSwivelled } from "./straightFold.js";
 import type { Pose } from "./pose.js";
-import { measureResiduals as measureResidualsBinding } from "./residuals.js";
-import { seedTwoBoneChain as seedTwoBoneChainBinding } from "./twoBoneSeed.js";
+import { measureResiduals } from "./residuals.js";
+import { seedTwoBoneChain } from "./twoBoneSeed.js";
 import {
-  quatConjugateMultiply as quatConjugateMultiplyBinding,
-  quatMultiply as quatMultiplyBinding,
-  quatNormalize as quatNormalizeBinding,
-  quatRotate as quatRotateBinding,
-  quatRotateInverse as quatRotateInverseBinding,
+  quatConjugateMultiply,
+  quatMultiply,
+  quatNormalize,
+  quatRotate,
+  quatRotateInverse,
 } from "./quaternion.js";
-
-// Module-local references to imported bindings: hot loops use these, because test transforms turn every
-// read of an import into a getter call, which dominated profiles.
-const backwardPassChain = backwardPassChainBinding;
-const forwardPassChain = forwardPassChainBinding;
-const orientChainFromPositions = orientChainFromPositionsBinding;
-const straightenIfOutOfReach = straightenIfOutOfReachBinding;
-const LIMIT_ROTATION = LIMIT_ROTATIONBinding;
-const LIMIT_FIXED = LIMIT_FIXEDBinding;
-const LIMIT_HINGE = LIMIT_HINGEBinding;
-const projectRotation = projectRotationBinding;
-const LIMIT_STRETCH = LIMIT_STRETCHBinding;
-const clearOnLimit = clearOnLimitBinding;
-const escapeLock = escapeLockBinding;
-const measureResiduals = measureResidualsBinding;
-const restartComponent = restartComponentBinding;
-const placeTwoBoneLimb = placeTwoBoneLimbBinding;
-const measureCarriedChains = measureCarriedChainsBinding;
-const targetsWithinLength = targetsWithinLengthBinding;
-const restorePose = restorePoseBinding;
-const savePose = savePoseBinding;
-const backwardPassOriented = backwardPassOrientedBinding;
-const forwardPassOriented = forwardPassOrientedBinding;
-const applyPoles = applyPolesBinding;
-const seedTwoBoneChain = seedTwoBoneChainBinding;
-const foldChains = foldChainsBinding;
-const foldSwivelled = foldSwivelledBinding;
-const quatConjugateMultiply = quatConjugateMultiplyBinding;
-const quatMultiply = quatMultiplyBinding;
-const quatNormalize = quatNormalizeBinding;
-const quatRotate = quatRotateBinding;
-const quatRotateInverse = quatRotateInverseBinding;
 
 // Local copies: a constant imported from another module is read through a getter under test transforms.
 const MAX_RESIDUAL_SLOT = 1;

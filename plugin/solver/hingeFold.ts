@@ -1,19 +1,10 @@
-import { bendingPathStart as bendingPathStartBinding } from "./carriedChains.js";
-import { measureHingeAngle as measureHingeAngleBinding } from "./jointLimitProjection.js";
-import { LIMIT_FIXED as LIMIT_FIXEDBinding, LIMIT_HINGE as LIMIT_HINGEBinding } from "./limits.js";
+import { bendingPathStart } from "./carriedChains.js";
+import { measureHingeAngle } from "./jointLimitProjection.js";
+import { LIMIT_FIXED, LIMIT_HINGE } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
-import {
-  quatConjugateMultiply as quatConjugateMultiplyBinding,
-  quatRotate as quatRotateBinding,
-} from "./quaternion.js";
+import { quatConjugateMultiply, quatRotate } from "./quaternion.js";
 
 // Local copies: a constant imported from another module is read through a getter under test transforms.
-const bendingPathStart = bendingPathStartBinding;
-const LIMIT_HINGE = LIMIT_HINGEBinding;
-const LIMIT_FIXED = LIMIT_FIXEDBinding;
-const measureHingeAngle = measureHingeAngleBinding;
-const quatConjugateMultiply = quatConjugateMultiplyBinding;
-const quatRotate = quatRotateBinding;
 
 /*
  * Folding a straight limb at its one-sided hinge (an elbow, a knee): which side of its line the hinge lets

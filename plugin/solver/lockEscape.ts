@@ -1,26 +1,14 @@
-import { projectRotation as projectRotationBinding } from "./jointLimitProjection.js";
-import { LIMIT_FIXED as LIMIT_FIXEDBinding, LIMIT_ROTATION as LIMIT_ROTATIONBinding } from "./limits.js";
+import { projectRotation } from "./jointLimitProjection.js";
+import { LIMIT_FIXED, LIMIT_ROTATION } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
 import {
-  quatConjugateMultiply as quatConjugateMultiplyBinding,
-  quatFromUnitVectors as quatFromUnitVectorsBinding,
-  quatMultiply as quatMultiplyBinding,
-  quatNormalize as quatNormalizeBinding,
-  quatRotate as quatRotateBinding,
+  quatConjugateMultiply,
+  quatFromUnitVectors,
+  quatMultiply,
+  quatNormalize,
+  quatRotate,
 } from "./quaternion.js";
-import { measureResiduals as measureResidualsBinding } from "./residuals.js";
-
-// Module-local references to imported bindings: hot loops use these, because test transforms turn every
-// read of an import into a getter call, which dominated profiles.
-const projectRotation = projectRotationBinding;
-const LIMIT_FIXED = LIMIT_FIXEDBinding;
-const LIMIT_ROTATION = LIMIT_ROTATIONBinding;
-const quatConjugateMultiply = quatConjugateMultiplyBinding;
-const quatFromUnitVectors = quatFromUnitVectorsBinding;
-const quatMultiply = quatMultiplyBinding;
-const quatNormalize = quatNormalizeBinding;
-const quatRotate = quatRotateBinding;
-const measureResiduals = measureResidualsBinding;
+import { measureResiduals } from "./residuals.js";
 
 // Local copies: a constant imported from another module is read through a getter under test transforms.
 const MAX_RESIDUAL_SLOT = 1;

@@ -1,35 +1,15 @@
-import { aimCarriedChains as aimCarriedChainsBinding } from "./carriedChains.js";
-import { projectRotation as projectRotationBinding } from "./jointLimitProjection.js";
-import {
-  LIMIT_FIXED as LIMIT_FIXEDBinding,
-  LIMIT_HINGE as LIMIT_HINGEBinding,
-  LIMIT_ROTATION as LIMIT_ROTATIONBinding,
-  LIMIT_STRETCH as LIMIT_STRETCHBinding,
-} from "./limits.js";
+import { aimCarriedChains } from "./carriedChains.js";
+import { projectRotation } from "./jointLimitProjection.js";
+import { LIMIT_FIXED, LIMIT_HINGE, LIMIT_ROTATION, LIMIT_STRETCH } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
 import {
-  quatConjugateMultiply as quatConjugateMultiplyBinding,
-  quatFromUnitVectors as quatFromUnitVectorsBinding,
-  quatMultiply as quatMultiplyBinding,
-  quatMultiplyConjugate as quatMultiplyConjugateBinding,
-  quatNormalize as quatNormalizeBinding,
-  quatRotate as quatRotateBinding,
+  quatConjugateMultiply,
+  quatFromUnitVectors,
+  quatMultiply,
+  quatMultiplyConjugate,
+  quatNormalize,
+  quatRotate,
 } from "./quaternion.js";
-
-// Module-local references to imported bindings: hot loops use these, because test transforms turn every
-// read of an import into a getter call, which dominated profiles.
-const aimCarriedChains = aimCarriedChainsBinding;
-const projectRotation = projectRotationBinding;
-const LIMIT_FIXED = LIMIT_FIXEDBinding;
-const LIMIT_HINGE = LIMIT_HINGEBinding;
-const LIMIT_ROTATION = LIMIT_ROTATIONBinding;
-const LIMIT_STRETCH = LIMIT_STRETCHBinding;
-const quatConjugateMultiply = quatConjugateMultiplyBinding;
-const quatFromUnitVectors = quatFromUnitVectorsBinding;
-const quatMultiply = quatMultiplyBinding;
-const quatMultiplyConjugate = quatMultiplyConjugateBinding;
-const quatNormalize = quatNormalizeBinding;
-const quatRotate = quatRotateBinding;
 
 /*
  * FABRIK passes that carry joint orientations along with positions, used for every component that has

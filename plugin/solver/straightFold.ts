@@ -1,12 +1,9 @@
-import { bendingPathStart as bendingPathStartBinding } from "./carriedChains.js";
-import { foldAtHinge as foldAtHingeBinding, hingeSide as hingeSideBinding } from "./hingeFold.js";
+import { bendingPathStart } from "./carriedChains.js";
+import { foldAtHinge, hingeSide } from "./hingeFold.js";
 import type { SolvePlan } from "./plan.js";
 
 // Local copies: a constant imported from another module is read through a getter under test transforms.
-const bendingPathStart = bendingPathStartBinding;
 const TOLERANCE_SLOT = 0;
-const foldAtHinge = foldAtHingeBinding;
-const hingeSide = hingeSideBinding;
 
 // plan.scratch.temp slots: the line direction, then what hingeSide writes after it (the side at LINE + 4,
 // the hinge's path index at LINE + 7; its own scratch to LINE + 19); the chain's own bend and the target's

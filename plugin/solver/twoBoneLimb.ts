@@ -1,34 +1,15 @@
-import { measureHingeAngle as measureHingeAngleBinding } from "./jointLimitProjection.js";
-import { projectRotation as projectRotationBinding } from "./jointLimitProjection.js";
-import {
-  LIMIT_FIXED as LIMIT_FIXEDBinding,
-  LIMIT_HINGE as LIMIT_HINGEBinding,
-  LIMIT_ROTATION as LIMIT_ROTATIONBinding,
-  LIMIT_STRETCH as LIMIT_STRETCHBinding,
-} from "./limits.js";
+import { measureHingeAngle } from "./jointLimitProjection.js";
+import { projectRotation } from "./jointLimitProjection.js";
+import { LIMIT_FIXED, LIMIT_HINGE, LIMIT_ROTATION, LIMIT_STRETCH } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
 import {
-  quatConjugateMultiply as quatConjugateMultiplyBinding,
-  quatFromUnitVectors as quatFromUnitVectorsBinding,
-  quatMultiply as quatMultiplyBinding,
-  quatNormalize as quatNormalizeBinding,
-  quatRotate as quatRotateBinding,
-  quatRotateInverse as quatRotateInverseBinding,
+  quatConjugateMultiply,
+  quatFromUnitVectors,
+  quatMultiply,
+  quatNormalize,
+  quatRotate,
+  quatRotateInverse,
 } from "./quaternion.js";
-
-// Module-local references to imported bindings (see fabrik.ts).
-const measureHingeAngle = measureHingeAngleBinding;
-const projectRotation = projectRotationBinding;
-const LIMIT_FIXED = LIMIT_FIXEDBinding;
-const LIMIT_HINGE = LIMIT_HINGEBinding;
-const LIMIT_ROTATION = LIMIT_ROTATIONBinding;
-const LIMIT_STRETCH = LIMIT_STRETCHBinding;
-const quatConjugateMultiply = quatConjugateMultiplyBinding;
-const quatFromUnitVectors = quatFromUnitVectorsBinding;
-const quatMultiply = quatMultiplyBinding;
-const quatNormalize = quatNormalizeBinding;
-const quatRotate = quatRotateBinding;
-const quatRotateInverse = quatRotateInverseBinding;
 
 /*
  * A limb of two bones that bends at a hinge (upper arm, elbow, hand; thigh, knee, foot) has a closed-form
