@@ -41,7 +41,7 @@ function benchAgainstBuiltPackage(): Plugin {
       const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
       if (resolved?.id !== entry) return null;
       if (!checked) {
-        let builtAt = 0;
+        let builtAt: number;
         try {
           builtAt = statSync(built).mtimeMs;
         } catch {

@@ -3,7 +3,8 @@ import { clearOnLimit } from "./lockEscape.js";
 import type { SolvePlan } from "./plan.js";
 import { quatMultiply, quatNormalize, quatRotate } from "./quaternion.js";
 
-// plan.scratch.temp slots: a bone direction, the local rotation being built, a swing and a twist.
+// This file's temporaries: a bone direction, the local rotation being built, a swing and a twist.
+const temp = new Float64Array(28);
 const V = 4;
 const L = 16;
 const S = 20;
@@ -27,7 +28,7 @@ export function restartComponent(
 ): void {
   const { activeJoints } = plan;
   const parents = plan.rig.parents;
-  const { temp, localOffset, boneLength, inputLocal, rotatingIndex } = plan.scratch;
+  const { localOffset, boneLength, inputLocal, rotatingIndex } = plan.scratch;
   const b = plan.componentBase[c];
   // Every start is inside every limit.
   clearOnLimit(plan, c);

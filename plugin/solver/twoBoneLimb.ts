@@ -21,7 +21,8 @@ import {
  * that one breaks the root's limits, the allowed swivel nearest to it.
  */
 
-// plan.scratch.temp slots.
+// This file's temporaries.
+const temp = new Float64Array(64);
 const PARENT = 0; // the root's parent orientation
 const VEC = 4; // a vector
 const AIM = 8; // unit direction from the root to the target
@@ -66,7 +67,7 @@ export function placeTwoBoneLimb(
   // The root must turn this limb and nothing else.
   const rb = plan.scratch.rotatingIndex[b];
   if (rb < 0 || plan.activeChildStart[rb + 1] - plan.activeChildStart[rb] !== 1) return false;
-  const { boneLength, localOffset, temp, inputLocal, rotatingIndex } = plan.scratch;
+  const { boneLength, localOffset, inputLocal, rotatingIndex } = plan.scratch;
   const lm = boneLength[m],
     lt = boneLength[t];
   if (!(lm > 0) || !(lt > 0) || rotatingIndex[t] >= 0) return false;
@@ -224,7 +225,6 @@ export function placeTwoBoneLimb(
  * says whether the root's limits hold there.
  */
 function swivelAllowed(plan: SolvePlan, b: number, k: number): boolean {
-  const { temp } = plan.scratch;
   const limits = plan.limits;
   const half = (Math.PI * k) / SAMPLES;
   const s = Math.sin(half);
