@@ -13,10 +13,10 @@ const DEGENERATE = 1e-9;
 const NEAR_OPPOSITE = 1e-6;
 
 /** This file's temporaries. */
-const temp = new Float64Array(16);
-const V = 4; // vector
-const W = 8; // vector
-const R = 12; // rotation
+const temp = new Float64Array(12);
+const V = 0; // vector
+const W = 4; // vector
+const R = 8; // rotation
 
 /**
  * candidate = the orientation of `r` turned by the shortest arc that points child `ch` from r's position

@@ -4,8 +4,6 @@ import { LIMIT_FIXED, LIMIT_HINGE } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
 import { quatConjugateMultiply, quatRotate } from "./quaternion.js";
 
-// Local copies: a constant imported from another module is read through a getter under test transforms.
-
 /*
  * Folding a straight limb at its one-sided hinge (an elbow, a knee): which side of its line the hinge lets
  * it fold to, and the fold itself. They take their vectors from, and give them back in, the plan's fold
@@ -13,10 +11,10 @@ import { quatConjugateMultiply, quatRotate } from "./quaternion.js";
  */
 
 /** This file's temporaries: a hinge's Δ, its angle, its axis. */
-const temp = new Float64Array(20);
-const DELTA = 8;
-const ANGLE = 12;
-const AXIS = 16;
+const temp = new Float64Array(11);
+const DELTA = 0;
+const ANGLE = 4;
+const AXIS = 8;
 
 /**
  * A limb that bends at a one-sided hinge (an elbow, a knee) folds there only: the bones above the hinge

@@ -35,15 +35,15 @@ const PLACE_AXIS_SIN = 0.25;
 const DEGENERATE = 1e-9;
 
 /** This file's temporaries. */
-const temp = new Float64Array(27);
-const V = 4; // vector
-const W = 8; // vector
-const R = 12; // rotation
-const L = 16; // local rotation
+const temp = new Float64Array(19);
+const V = 0; // vector
+const W = 4; // vector
+const R = 8; // rotation
+const L = 12; // local rotation
 // Written by measureStep for the hinge at hand.
-const STEP = 24; // how far its effector's target is from the input pose's effector, in STEP_FRACTIONs of reach
-const MOTION = 25; // that distance
-const TIP = 26; // the effector (-1: none, the chain below the hinge branches)
+const STEP = 16; // how far its effector's target is from the input pose's effector, in STEP_FRACTIONs of reach
+const MOTION = 17; // that distance
+const TIP = 18; // the effector (-1: none, the chain below the hinge branches)
 
 /**
  * A hinge below `r` can only bend in the plane its axis allows, so the shortest-arc turn of r may leave that

@@ -11,12 +11,12 @@ import { quatConjugateMultiply } from "./quaternion.js";
 const LIMIT_SLACK = 1e-9;
 
 /** This file's temporaries. */
-const temp = new Float64Array(40);
-const DELTA = 16; // Δ, projected in place
-const ID = 20; // identity quaternion, a root's parent
-const COPY = 24; // Δ as it was
-const MOVED = 28; // projected⁻¹ · Δ
-const LIMIT = 32; // projectRotation's scratch (8)
+const temp = new Float64Array(24);
+const DELTA = 0; // Δ, projected in place
+const ID = 4; // identity quaternion, a root's parent
+const COPY = 8; // Δ as it was
+const MOVED = 12; // projected⁻¹ · Δ
+const LIMIT = 16; // projectRotation's scratch (8)
 
 /**
  * True when a joint the component moves has one of the `mask` limits, or its base one of the rotation

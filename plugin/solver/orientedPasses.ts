@@ -21,11 +21,11 @@ import {
  */
 
 /** This file's temporaries. */
-const temp = new Float64Array(40);
-const V = 4; // vector
-const L = 16; // local rotation / Δ
-const ID = 20; // identity quaternion
-const LIMIT = 32; // projectRotation scratch (8)
+const temp = new Float64Array(20);
+const V = 0; // vector
+const L = 4; // local rotation / Δ
+const ID = 8; // identity quaternion
+const LIMIT = 12; // projectRotation scratch (8)
 
 /**
  * Backward reaching: from the fixed base outward, each rotating joint turns so its children point where the

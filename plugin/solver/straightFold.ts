@@ -6,11 +6,11 @@ import type { SolvePlan } from "./plan.js";
  * This file's temporaries, handed from foldChains and foldSwivelled down to bendPath: the chain's own bend
  * and the target's side across the line; the chain's length; a restart's swivel.
  */
-const temp = new Float64Array(36);
-const BEND = 20;
-const AIM = 24;
-const LENGTH = 27;
-const SWIVEL = 35;
+const temp = new Float64Array(8);
+const BEND = 0;
+const AIM = 3;
+const LENGTH = 6;
+const SWIVEL = 7;
 const GOLDEN_ANGLE = Math.PI * (3 - Math.sqrt(5));
 
 /**
