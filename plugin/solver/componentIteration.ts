@@ -11,6 +11,12 @@ import { foldChains, foldSwivelled } from "./straightFold.js";
 import { placeTwoBoneLimb } from "./twoBoneLimb.js";
 import { seedTwoBoneChain } from "./twoBoneSeed.js";
 
+/*
+ * The iteration loop of one component: passes until its effectors are within tolerance or the budget is
+ * spent, keeping the best pose seen under limits, and when progress stalls, bending a straight chain, lock
+ * escapes and restarts.
+ */
+
 /**
  * Out of reach, an iteration that lowers the summed residual by less than this fraction of the tolerance
  * means the pose has settled: at that rate it would take a thousand more iterations to move by a tolerance.

@@ -6,6 +6,13 @@ import { clearOnLimit, restorePose, savePose } from "./lockEscape.js";
 import type { SolvePlan } from "./plan.js";
 import { measureResiduals } from "./residuals.js";
 
+/*
+ * One component's solve: nothing when its effectors already meet their targets, else the passes it needs:
+ * the positions-only fast path for a free unbranched chain, the oriented passes where limits or branches
+ * are, or, for a limited plain chain, the cheap plain passes first and the oriented ones when their answer
+ * breaks a limit. The iterating itself is componentIteration.ts's.
+ */
+
 /**
  * The oriented passes are needed where a joint is limited or where branches meet (their frames are rigid);
  * a plain unbranched chain without limits takes the positions-only fast path.
