@@ -1,34 +1,15 @@
-import { measureHingeAngle as measureHingeAngleBinding } from "./jointLimitProjection.js";
-import { projectRotation as projectRotationBinding } from "./jointLimitProjection.js";
-import {
-  LIMIT_FIXED as LIMIT_FIXEDBinding,
-  LIMIT_HINGE as LIMIT_HINGEBinding,
-  LIMIT_ROTATION as LIMIT_ROTATIONBinding,
-  LIMIT_STRETCH as LIMIT_STRETCHBinding,
-} from "./limits.js";
+import { measureHingeAngle } from "./jointLimitProjection.js";
+import { projectRotation } from "./jointLimitProjection.js";
+import { LIMIT_FIXED, LIMIT_HINGE, LIMIT_ROTATION, LIMIT_STRETCH } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
 import {
-  quatConjugateMultiply as quatConjugateMultiplyBinding,
-  quatFromUnitVectors as quatFromUnitVectorsBinding,
-  quatMultiply as quatMultiplyBinding,
-  quatNormalize as quatNormalizeBinding,
-  quatRotate as quatRotateBinding,
-  quatRotateInverse as quatRotateInverseBinding,
+  quatConjugateMultiply,
+  quatFromUnitVectors,
+  quatMultiply,
+  quatNormalize,
+  quatRotate,
+  quatRotateInverse,
 } from "./quaternion.js";
-
-// Module-local references to imported bindings (see fabrik.ts).
-const measureHingeAngle = measureHingeAngleBinding;
-const projectRotation = projectRotationBinding;
-const LIMIT_FIXED = LIMIT_FIXEDBinding;
-const LIMIT_HINGE = LIMIT_HINGEBinding;
-const LIMIT_ROTATION = LIMIT_ROTATIONBinding;
-const LIMIT_STRETCH = LIMIT_STRETCHBinding;
-const quatConjugateMultiply = quatConjugateMultiplyBinding;
-const quatFromUnitVectors = quatFromUnitVectorsBinding;
-const quatMultiply = quatMultiplyBinding;
-const quatNormalize = quatNormalizeBinding;
-const quatRotate = quatRotateBinding;
-const quatRotateInverse = quatRotateInverseBinding;
 
 /*
  * A limb of two bones that bends at a hinge (upper arm, elbow, hand; thigh, knee, foot) has a closed-form
@@ -40,7 +21,8 @@ const quatRotateInverse = quatRotateInverseBinding;
  * that one breaks the root's limits, the allowed swivel nearest to it.
  */
 
-// plan.scratch.temp slots.
+// This file's temporaries.
+const temp = new Float64Array(64);
 const PARENT = 0; // the root's parent orientation
 const VEC = 4; // a vector
 const AIM = 8; // unit direction from the root to the target
@@ -87,7 +69,7 @@ export function placeTwoBoneLimb(
   // The root must turn this limb and nothing else.
   const rb = plan.scratch.rotatingIndex[b];
   if (rb < 0 || plan.activeChildStart[rb + 1] - plan.activeChildStart[rb] !== 1) return false;
-  const { boneLength, localOffset, temp, inputLocal, rotatingIndex } = plan.scratch;
+  const { boneLength, localOffset, inputLocal, rotatingIndex } = plan.scratch;
   const lm = boneLength[m],
     lt = boneLength[t];
   if (!(lm > 0) || !(lt > 0) || rotatingIndex[t] >= 0) return false;
@@ -269,7 +251,6 @@ export function placeTwoBoneLimb(
  * says whether the root's limits hold there.
  */
 function swivelAllowed(plan: SolvePlan, b: number, k: number): boolean {
-  const { temp } = plan.scratch;
   const limits = plan.limits;
   const half = (Math.PI * k) / SAMPLES;
   const s = Math.sin(half);
