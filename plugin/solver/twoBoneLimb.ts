@@ -275,7 +275,6 @@ function swivelAllowed(plan: SolvePlan, b: number, k: number): boolean {
  * rounding alone: a projection that turns Δ by less than ALLOWANCE keeps the limits.
  */
 function keepsLimits(plan: SolvePlan, j: number): boolean {
-  const { temp } = plan.scratch;
   for (let i = 0; i < 4; i++) temp[SPIN + i] = temp[DELTA + i];
   if (!projectRotation(plan.limits, j, temp, DELTA, temp, LIMIT)) return true;
   let same = 0,
