@@ -14,7 +14,6 @@ export {
 } from "./skeletonGroups.js";
 export { discoverEndEffectors, findEndEffectors, findEndSite, type EndEffectorInfo } from "./endEffectors.js";
 export { PoseReader, type Vector3Like, type WritableVector3 } from "./poseReader.js";
-export { PoseLayer } from "./poseLayer.js";
 export { invertAffineMatrix, setIdentityMatrix, transformPoint } from "./affineMatrix.js";
 export { composeWorldMatrix } from "./worldMatrix.js";
 export { WorldMatrixCache } from "./worldMatrixCache.js";
@@ -31,4 +30,8 @@ export {
   type FabrikTargetInfo,
   type FabrikTargetOptions,
 } from "./fabrikBehavior.js";
+export type { FabrikFrame, FabrikPass, FabrikPassOptions } from "./fabrikBehavior.js";
+export type { FabrikFrameOf, FabrikPassOf, FabrikSolvedEventOf } from "./fabrikFrame.js";
+export { FabrikSystem } from "./fabrikSystem.js";
+export { FabrikModel, FabrikModelCache } from "./modelCache.js";
 export { TargetBinding, type QuaternionLike, type TargetSource } from "./targetBinding.js";

@@ -72,3 +72,13 @@ function readEulerRotation(
     out[offset + 3] = 1;
   }
 }
+
+/** `out[o..o+3]` = the unit quaternion of the Euler angles `e[eo..eo+2]`, read as Babylon reads them. */
+export function eulerToQuaternion(e: Float64Array, eo: number, out: Float64Array, o: number): void {
+  euler.x = e[eo];
+  euler.y = e[eo + 1];
+  euler.z = e[eo + 2];
+  readEulerRotation(euler, out, o);
+}
+
+const euler = { x: 0.5, y: 0.5, z: 0.5 };

@@ -1,7 +1,6 @@
 import type { JointLimits } from "../solver/limits.js";
 import type { Pose } from "../solver/pose.js";
 import { quatConjugateMultiply, quatRotate } from "../solver/quaternion.js";
-import { PoseLayer } from "./poseLayer.js";
 import {
   animatedKnee,
   KNEE_FOOT_LOCAL,
@@ -11,10 +10,9 @@ import {
   KNEE_SLOTS,
   placeKnee,
   restBendAxis,
-  toJointSpace,
 } from "../rig/index.js";
-import { PoseReader } from "./poseReader.js";
-import { slerpFrom } from "./rotationWriter.js";
+import type { FramePose } from "./framePose.js";
+import { slerpFrom } from "./rotationBlend.js";
 import type { SkeletonRig } from "./skeletonRig.js";
 
 /* Slots of the scratch array. */
@@ -33,17 +31,15 @@ const SLOTS = 21;
  * A target on a foot that does not hang below its leg but sits where its shin ends (rigs made for
  * Blender's IK keep the feet under the root; see `footShin`), as FootPlacement places such feet: the solver
  * pulls the shin, its chain the thigh, to the knee's place and orientation a two-bone answer gives for the
- * foot's goal (`placeKnee`, within the knee's limits); once the behavior has written its pose, the foot bone
- * is moved to where the shin now ends, and put back after the frame with the rest of the pose.
+ * foot's goal (`placeKnee`, within the knee's limits); after the solve, on the pose as it will be written,
+ * the foot bone is moved to where the shin then ends, and written (and put back) with the rest of the pose.
  */
 export class ShinEndTarget {
   readonly thigh: number;
   private readonly _knee = new Float64Array(KNEE_SLOTS);
   private readonly _bend = new Float64Array(3);
   private readonly _n = new Float64Array(SLOTS);
-  /** Reads the pose as written (weights, limits, other chains included) to find the shin's end. */
-  private readonly _reader: PoseReader;
-  private readonly _layer: PoseLayer;
+  private readonly _parents: Int32Array;
 
   constructor(
     rig: SkeletonRig,
@@ -52,10 +48,7 @@ export class ShinEndTarget {
   ) {
     this.thigh = rig.parents[shin];
     restBendAxis(rig, this.thigh, shin, foot, this._bend, 0);
-    this._reader = new PoseReader(rig);
-    const parent = rig.parents[foot];
-    this._reader.readOnly(parent >= 0 ? [foot, shin, parent] : [foot, shin]);
-    this._layer = new PoseLayer(rig, [foot]);
+    this._parents = rig.parents;
   }
 
   /**
@@ -95,33 +88,26 @@ export class ShinEndTarget {
   }
 
   /**
-   * After the behavior's write: moves the foot bone to where the shin ends in the written pose, and turns
-   * it toward the orientation {@link aim} kept, if any, by the weight `blend[b] × global[g]` (weights come
-   * in arrays: V8 boxes a double passed to a call it does not inline).
+   * After the solve, on `frame` as it will be written (weights, limits, other chains included): moves the
+   * foot bone to where the shin ends, and turns it toward the orientation {@link aim} kept, if any, by the
+   * weight `blend[b] × global[g]` (weights come in arrays: V8 boxes a double passed to a call it does not
+   * inline).
    */
-  place(blend: Float64Array, b: number, global: Float64Array, g: number): void {
-    const reader = this._reader;
-    reader.read();
-    if (!reader.worldToModelValid) return;
-    const p = reader.positions,
-      o = reader.orientations;
+  place(frame: FramePose, blend: Float64Array, b: number, global: Float64Array, g: number): void {
+    const p = frame.positions,
+      o = frame.orientations;
     const n = this._n;
-    const parent = reader.rig.parents[this.foot];
+    const parent = this._parents[this.foot];
     quatRotate(n, VECTOR, o, 4 * this.shin, this._knee, KNEE_FOOT_LOCAL);
     for (let k = 0; k < 3; k++) n[VECTOR + k] += p[3 * this.shin + k] - (parent >= 0 ? p[3 * parent + k] : 0);
-    if (!toJointSpace(reader.bases, parent, n, VECTOR)) return;
-    this._layer.writePosition(this.foot, n, VECTOR);
+    if (!frame.toJointSpace(parent, n, VECTOR)) return;
+    frame.setLocalPosition(this.foot, n, VECTOR);
     if (n[HAS_ROTATION] !== 1) return;
     for (let i = 0; i < 4; i++) n[ROTATION + i] = n[GOAL_ROTATION + i];
     n[WEIGHT] = blend[b] * global[g];
-    if (n[WEIGHT] < 1) slerpFrom(n, n, ANIMATED, n, WEIGHT);
+    if (n[WEIGHT] < 1) slerpFrom(n, ROTATION, n, ANIMATED, n, WEIGHT);
     if (parent >= 0) quatConjugateMultiply(n, LOCAL, o, 4 * parent, n, ROTATION);
     else for (let i = 0; i < 4; i++) n[LOCAL + i] = n[ROTATION + i];
-    this._layer.writeRotation(this.foot, n, LOCAL);
-  }
-
-  /** Puts the foot bone back where the animation had it (unless the animation has written it since). */
-  restore(): void {
-    this._layer.restore();
+    frame.setLocalRotation(this.foot, n, LOCAL);
   }
 }

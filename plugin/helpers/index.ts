@@ -5,6 +5,7 @@ export {
   type FootPlacementLegInfo,
   type FootPlacementOptions,
 } from "./footPlacement.js";
+export type { FootSettings } from "./footPlacementOptions.js";
 export { Reach, ReachHandle, type ReachOptions, type ReachOutcome, type ReachPhase } from "./reach.js";
 export { LookAt } from "./lookAt.js";
 export type { LookAtOptions } from "./lookAtOptions.js";

@@ -1,15 +1,13 @@
 import type { Bone } from "@babylonjs/core/Bones/bone.js";
 import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
-import type { Observer } from "@babylonjs/core/Misc/observable.js";
-import type { Scene } from "@babylonjs/core/scene.js";
-import type { Nullable } from "@babylonjs/core/types.js";
 import {
-  PoseLayer,
   PoseReader,
   quaternionFromArray,
   TargetBinding,
   vectorFromArray,
   type FabrikBehavior,
+  type FabrikFrame,
+  type FabrikPass,
   type SkeletonRig,
   type TargetSource,
   type Vector3Like,
@@ -24,8 +22,8 @@ import {
   transformPoint,
 } from "../rig/index.js";
 import { FabrikError } from "../solver/index.js";
-import { addBeforeSolve, attachedScene, frameSeconds } from "./frameHook.js";
-import { LOOK_AT_OPTION_KEYS, lookJoints, nonNegative, type LookAtOptions } from "./lookAtOptions.js";
+import { attachedRig } from "./attached.js";
+import { checkLookAtOptionNames, lookJoints, nonNegative, type LookAtOptions } from "./lookAtOptions.js";
 import { LookTurns } from "./lookTurns.js";
 import { createModelTarget } from "./modelTarget.js";
 import { smoothingFactor } from "./smoothing.js";
@@ -63,6 +61,9 @@ const CURRENT = 49;
 const GOAL_WEIGHT = 50;
 const SLOTS = 51;
 
+/** Where the look runs among a frame's passes: after FootPlacement (the body), before Reach and the user's. */
+const LOOK_AT_ORDER = -20;
+
 /**
  * Turns the head (and neck, optionally chest) toward a point, within the behavior's joint limits, weighted
  * and smoothed over time.
@@ -72,17 +73,18 @@ const SLOTS = 51;
  * look.target = camera;          // a Vector3 (read live), a node, or a function; null fades back out
  * ```
  *
- * Each frame the wanted gaze (smoothed on the sphere around the head, in world space, so the eyes stay on
- * the point while the body turns) is split into a turn about world up and a tilt, and shared out from the
- * lowest joint up. The joints below the head are turned before the solve (like an animation layer, put
- * back after rendering), each kept within the limits the behavior uses (`behavior.limits`); the head gets
- * a target with the remaining turn as its orientation (`matchOrientation`, chain length 1 at its own place),
- * which the solver keeps within the head's limits. Clearing the target (or `weight` 0) fades the look out;
+ * Each frame (a pass of the behavior's frame, order -20: after FootPlacement has set the body down) the
+ * wanted gaze (smoothed on the sphere around the head, in world space, so the eyes stay on the point while
+ * the body turns) is split into a turn about world up and a tilt, and shared out from the lowest joint up.
+ * The joints below the head are turned in the frame's pose before the solve (written with the solve's
+ * output, put back after rendering), each kept within the limits the behavior uses (`behavior.limits`); the
+ * head gets a target with the remaining turn as its orientation (`matchOrientation`, chain length 1 at its
+ * own place), which the solver keeps within the head's limits. Clearing the target (or `weight` 0) fades the look out;
  * at 0 the head's target is removed and the animation shows exactly.
  *
  * Why not one target per joint: the behavior writes a matched orientation only for the effector itself,
  * and the joints below a matched effector are then written against the solver's unmatched orientation,
- * so nested orientation targets (neck and head) come out wrong; the layer sidesteps that.
+ * so nested orientation targets (neck and head) come out wrong; turning them in the frame sidesteps that.
  *
  * A frame allocates nothing.
  */
@@ -99,31 +101,27 @@ export class LookAt {
 
   private _binding: TargetBinding | null = null;
   private readonly _rig: SkeletonRig;
-  private readonly _reader: PoseReader;
-  private readonly _layer: PoseLayer;
+  /** The frame being run: the pose read once by the behavior's pipeline. */
+  private _frame: FabrikFrame | null = null;
+  private readonly _pass: FabrikPass;
+  private readonly _auto: boolean;
+  /** With `autoUpdate: false`: whether {@link update} was called since the last frame. */
+  private _pending = false;
   private readonly _head: TransformNode | Bone;
   private readonly _turns: LookTurns;
   private readonly _v = new Float64Array(SLOTS);
   private _installed = false;
   private _tracking = false;
   private _disposed = false;
-  private _frameObserver: Nullable<Observer<Scene>> = null;
-  private _restoreObserver: Nullable<Observer<Scene>>;
 
   constructor(
     readonly behavior: FabrikBehavior,
     options: LookAtOptions = {},
   ) {
     const who = "LookAt";
-    const scene = attachedScene(behavior, who);
-    for (const key of Object.keys(options)) {
-      if (!LOOK_AT_OPTION_KEYS.includes(key)) {
-        throw new FabrikError(
-          `${who}: unknown option "${key}" (options are ${LOOK_AT_OPTION_KEYS.join(", ")})`,
-        );
-      }
-    }
-    const rig = behavior.rig!;
+    const rig = attachedRig(behavior, who);
+    const scene = behavior.attachedNode!.getScene();
+    checkLookAtOptionNames(options, who);
     this._rig = rig;
     this.joints = lookJoints(behavior, options, who);
     const n = this.joints.length;
@@ -143,22 +141,14 @@ export class LookAt {
     this.smoothing = nonNegative(options.smoothing ?? 0.12, "smoothing", who);
     this.fadeTime = nonNegative(options.fadeTime ?? 0.3, "fadeTime", who);
 
-    this._reader = new PoseReader(rig);
-    // The look reads only its joints (and their ancestors, which the reader adds): not the whole rig each frame.
-    this._reader.readOnly(this.joints);
     const head = this.joints[n - 1];
     this._head = rig.nodes[head] ?? rig.bones[head][0];
     this._gazeFromRest(head, options.forward, who);
-    this._layer = new PoseLayer(rig, this.joints.slice(0, n - 1));
-    this._turns = new LookTurns(rig.parents, this.joints, Float64Array.from(shares), this._layer);
+    this._turns = new LookTurns(rig.parents, this.joints, Float64Array.from(shares));
     this.headTarget = createModelTarget(behavior, scene, `${rig.names[head]} look target`);
-    if (options.autoUpdate ?? true) {
-      this._frameObserver = addBeforeSolve(behavior, scene, () => {
-        frameSeconds(scene, this._v, DT);
-        this._step();
-      });
-    }
-    this._restoreObserver = scene.onAfterRenderObservable.add(() => this._layer.restore());
+    this._auto = options.autoUpdate ?? true;
+    this._pass = { joints: this.joints, beforeSolve: (frame) => this._run(frame) };
+    behavior.addPass(this._pass, { order: LOOK_AT_ORDER });
   }
 
   /** What to look at: a Vector3 (read live), a node, a function returning a point, or null to look away. */
@@ -176,35 +166,45 @@ export class LookAt {
     return this._v[CURRENT];
   }
 
-  /** One frame of `dt` seconds. Call it yourself only with `autoUpdate: false`, before the solve. */
+  /**
+   * With `autoUpdate: false`: this frame lasts `dt` seconds (calls add up until the frame runs). The look runs
+   * when the behavior's frame does, on the pose it reads.
+   */
   update(dt: number): void {
-    this._v[DT] = dt;
-    this._step();
+    this._v[DT] = this._pending ? this._v[DT] + dt : dt;
+    this._pending = true;
   }
 
-  /** Removes the observers and the head's target, and puts the turned joints back. Idempotent. */
+  /** Leaves the behavior's frame and removes the head's target. Idempotent. */
   dispose(): void {
     if (this._disposed) return;
     this._disposed = true;
-    this._frameObserver?.remove();
-    this._restoreObserver?.remove();
-    this._frameObserver = this._restoreObserver = null;
-    this._layer.restore();
+    this.behavior.removePass(this._pass);
     if (this._installed && this.behavior.rig === this._rig) this.behavior.removeTarget(this._head);
     this._installed = false;
     this.headTarget.dispose();
   }
 
+  /** The pass: a frame of the look, on the pose the behavior's pipeline read. */
+  private _run(frame: FabrikFrame): void {
+    if (this._auto) this._v[DT] = frame.deltaTime;
+    else if (!this._pending) return;
+    this._pending = false;
+    this._frame = frame;
+    try {
+      this._step();
+    } finally {
+      this._frame = null;
+    }
+  }
+
   /** One frame, `_v[DT]` seconds long. */
   private _step(): void {
     if (this._disposed) return;
-    this._layer.restore();
     const ik = this.behavior;
     if (ik.rig !== this._rig) return;
-    const reader = this._reader;
-    reader.read();
     this._advance();
-    const valid = reader.worldToModelValid && this._readTarget();
+    const valid = this._readTarget();
     this._v[GOAL_WEIGHT] = valid ? Math.max(0, Math.min(1, this.weight)) : 0;
     if (!(this._v[CURRENT] > 0) && !(this._v[GOAL_WEIGHT] > 0)) {
       this._tracking = false;
@@ -214,7 +214,6 @@ export class LookAt {
       }
       return;
     }
-    if (!reader.worldToModelValid) return;
     this._readHead();
     if (!this._tracking) {
       // Start from where the head looks now, so the turn toward the point is smoothed too.
@@ -258,7 +257,7 @@ export class LookAt {
   /** The animated eye and gaze (model space), world up in model space, and the eye in world space. */
   private _readHead(): void {
     const v = this._v;
-    const reader = this._reader;
+    const reader = this._frame!;
     const head = this.joints[this.joints.length - 1];
     const w2m = reader.worldToModel;
     v[UP] = w2m[4];
@@ -294,7 +293,7 @@ export class LookAt {
    */
   private _lookPoint(): void {
     const v = this._v;
-    const w2m = this._reader.worldToModel;
+    const w2m = this._frame!.worldToModel;
     transformDirection(v, WANTED, w2m, v, DIR);
     normalize3(v, WANTED, v, WANTED);
     let d = v[GAZE] * v[WANTED] + v[GAZE + 1] * v[WANTED + 1] + v[GAZE + 2] * v[WANTED + 2];
@@ -309,12 +308,12 @@ export class LookAt {
 
   /**
    * Shares the turn toward the look point out over the joints (see {@link LookTurns}): the joints below the
-   * head are written to the layer, and the head's place and wanted orientation land in PIVOT and HEAD.
+   * head are turned in the frame's pose, and the head's place and wanted orientation land in PIVOT and HEAD.
    */
   private _distribute(): void {
     const v = this._v;
     this._turns.distribute(
-      this._reader,
+      this._frame!,
       this.behavior.limits,
       v,
       EYE,
@@ -354,7 +353,8 @@ export class LookAt {
       v[TO] = m[8];
       v[TO + 1] = m[9];
       v[TO + 2] = m[10];
-      transformDirection(v, GAZE, this._reader.worldToModel, v, TO);
+      // Read once, now (it reads the pose on construction): the model root's matrix as it stands.
+      transformDirection(v, GAZE, new PoseReader(this._rig).worldToModel, v, TO);
     }
     if (!normalize3(v, GAZE, v, GAZE)) {
       throw new FabrikError(`${who}: forward must be a non-zero, finite direction`, undefined, "forward");

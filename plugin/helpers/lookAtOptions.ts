@@ -27,12 +27,16 @@ export interface LookAtOptions {
    * attached to, glTF's "forward"), brought into model space.
    */
   forward?: Vector3Like;
-  /** Update every frame by itself (default); with false, call {@link LookAt.update} before each solve. */
+  /**
+   * Update every frame by itself, with the animation clock's time step (default). With false, call
+   * {@link LookAt.update} with your time step each frame before the behavior solves: the look then runs in
+   * that frame with it (and not in frames without a call).
+   */
   autoUpdate?: boolean;
 }
 
 /** The options LookAt knows: any other key is refused, so a typo does not pass silently. */
-export const LOOK_AT_OPTION_KEYS = [
+const LOOK_AT_OPTION_KEYS = [
   "joints",
   "chest",
   "shares",
@@ -42,6 +46,17 @@ export const LOOK_AT_OPTION_KEYS = [
   "forward",
   "autoUpdate",
 ];
+
+/** Refuses options LookAt does not know, naming them. */
+export function checkLookAtOptionNames(options: LookAtOptions, who: string): void {
+  for (const key of Object.keys(options)) {
+    if (!LOOK_AT_OPTION_KEYS.includes(key)) {
+      throw new FabrikError(
+        `${who}: unknown option "${key}" (options are ${LOOK_AT_OPTION_KEYS.join(", ")})`,
+      );
+    }
+  }
+}
 
 /** The look joints: given, or neck and head by role (with the chest when asked), roots left out. */
 export function lookJoints(ik: FabrikBehavior, options: LookAtOptions, who: string): number[] {

@@ -1,4 +1,4 @@
-import type { PoseLayer, PoseReader } from "../babylon/index.js";
+import type { FabrikFrame } from "../babylon/index.js";
 import {
   copy,
   normalize3,
@@ -40,7 +40,7 @@ const SLOTS = 75;
 /**
  * How a {@link LookAt}'s turn is shared out over its joints (chest, neck, head), lowest first: each turns
  * its share of what is left, about its own pivot and carrying everything above it, within its limits, and
- * is written to the pose layer; the head gets the rest as its target orientation. A frame allocates nothing.
+ * is set in the frame's pose; the head gets the rest as its target orientation. A frame allocates nothing.
  */
 export class LookTurns {
   private readonly _s = new Float64Array(SLOTS);
@@ -54,7 +54,6 @@ export class LookTurns {
     private readonly _parents: Int32Array,
     readonly joints: readonly number[],
     private readonly _shares: Float64Array,
-    private readonly _layer: PoseLayer,
   ) {}
 
   /**
@@ -64,7 +63,7 @@ export class LookTurns {
    * after the turns below it into `v[pivotOut..]`, and its wanted orientation into `v[headOut..]`.
    */
   distribute(
-    reader: PoseReader,
+    frame: FabrikFrame,
     limits: JointLimits | null,
     v: Float64Array,
     eye: number,
@@ -89,20 +88,20 @@ export class LookTurns {
     let remaining = 0;
     for (let k = 0; k < count; k++) remaining += this._shares[k];
     for (let k = 0; k < count; k++) {
-      this._turnToward(reader, joints[k]);
+      this._turnToward(frame, joints[k]);
       if (k === count - 1) break;
       s[FRACTION] = (remaining > 0 ? this._shares[k] / remaining : 1) * s[WEIGHT];
       remaining -= this._shares[k];
-      this._turnJoint(reader, limits, joints[k]);
+      this._turnJoint(frame, limits, joints[k]);
     }
     copy(v, pivotOut, s, PIVOT, 3);
     copy(v, headOut, s, HEAD, 4);
   }
 
   /** Where joint `j`, the eye and the gaze are after the turns so far, and the turn still wanted (TURN). */
-  private _turnToward(reader: PoseReader, j: number): void {
+  private _turnToward(frame: FabrikFrame, j: number): void {
     const s = this._s;
-    const p = reader.positions;
+    const p = frame.positions;
     quatRotate(s, PIVOT, s, CARRY, p, 3 * j);
     quatRotate(s, CUR_EYE, s, CARRY, s, EYE);
     quatRotate(s, CUR_GAZE, s, CARRY, s, GAZE);
@@ -114,17 +113,17 @@ export class LookTurns {
     if (!normalize3(s, TO, s, TO)) copy(s, TO, s, CUR_GAZE, 3);
     lookRotation(s, TURN, s, CUR_GAZE, s, TO, s, UP, s, SCRATCH);
     // The head's wanted orientation: its own, carried, then turned by all that is left.
-    quatMultiply(s, HEAD, s, CARRY, reader.orientations, 4 * j);
+    quatMultiply(s, HEAD, s, CARRY, frame.orientations, 4 * j);
     quatMultiply(s, HEAD, s, TURN, s, HEAD);
   }
 
   /**
    * Turns joint `j` by the fraction `FRACTION` of TURN, within its limits, writes its local rotation to the
-   * layer, and adds the turn it really took to the carried motion.
+   * frame, and adds the turn it really took to the carried motion.
    */
-  private _turnJoint(reader: PoseReader, limits: JointLimits | null, j: number): void {
+  private _turnJoint(frame: FabrikFrame, limits: JointLimits | null, j: number): void {
     const s = this._s;
-    const orientations = reader.orientations;
+    const orientations = frame.orientations;
     copy(s, SHARE, s, TURN, 4);
     quatScaleAngle(s, SHARE, s, FRACTION);
     // The joint's orientation now (carried) and wanted; its parent's now; the local rotation between.
@@ -136,7 +135,7 @@ export class LookTurns {
       quatConjugateMultiply(s, LOCAL, s, PARENT, s, LOCAL);
     }
     if (limits !== null) this._clampLocal(limits, j);
-    this._layer.writeRotation(j, s, LOCAL);
+    frame.setLocalRotation(j, s, LOCAL);
     // The turn taken: the joint's new orientation times the inverse of its carried one.
     if (parent >= 0) quatMultiply(s, LOCAL, s, PARENT, s, LOCAL);
     quatMultiplyConjugate(s, SHARE, s, LOCAL, s, ORIENTATION);

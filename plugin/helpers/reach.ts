@@ -1,18 +1,18 @@
 import type { Bone } from "@babylonjs/core/Bones/bone.js";
 import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
-import { Observable, type Observer } from "@babylonjs/core/Misc/observable.js";
-import type { Scene } from "@babylonjs/core/scene.js";
-import type { Nullable } from "@babylonjs/core/types.js";
+import { Observable } from "@babylonjs/core/Misc/observable.js";
 import type {
   FabrikBehavior,
+  FabrikFrame,
   FabrikJoint,
+  FabrikPass,
   FabrikTargetOptions,
-  QuaternionLike,
   SkeletonRig,
+  QuaternionLike,
   TargetSource,
 } from "../babylon/index.js";
 import { FabrikError } from "../solver/index.js";
-import { addBeforeSolve, attachedScene, frameSeconds } from "./frameHook.js";
+import { attachedRig } from "./attached.js";
 
 export interface ReachOptions {
   /** The hand (or any joint): a bone name, a humanoid role, a joint node or a Bone. Default `"rightHand"`. */
@@ -41,6 +41,9 @@ export type ReachOutcome = "completed" | "cancelled" | "replaced";
 
 /** Where a reach is: easing in, holding, easing out, or over. */
 export type ReachPhase = "in" | "hold" | "out" | "done";
+
+/** Where the reaches run among a frame's passes: after the body's passes, before the user's. */
+const REACH_ORDER = -10;
 
 const OPTION_KEYS = ["hand", "duration", "hold", "release", "orientation", "weight", "chainLength", "pole"];
 
@@ -225,13 +228,14 @@ export class ReachHandle {
  * nothing for it). The weight is a function of elapsed time, independent of the frame rate. A new reach on
  * a hand that is still reaching takes over from the current weight (the older one ends `"replaced"`).
  *
- * A frame allocates nothing: the weight is changed in place (`setTargetWeight`).
+ * It is a pass of the behavior's frame (see `FabrikBehavior.addPass`, order -10): the weights change
+ * before the solve that uses them. Like every pass, it waits while the behavior is disabled. A frame
+ * allocates nothing: the weight is changed in place (`setTargetWeight`).
  */
 export class Reach {
-  private readonly _scene: Scene;
   private readonly _rig: SkeletonRig;
   private readonly _active: ReachHandle[] = [];
-  private _frameObserver: Nullable<Observer<Scene>> = null;
+  private _pass: FabrikPass | null = null;
   private _disposed = false;
   /** The frame's time step: a double passed to a call V8 does not inline is boxed. */
   private readonly _numbers = new Float64Array(1);
@@ -240,14 +244,15 @@ export class Reach {
     readonly behavior: FabrikBehavior,
     options: { autoUpdate?: boolean } = {},
   ) {
-    this._scene = attachedScene(behavior, "Reach");
-    this._rig = behavior.rig!;
+    this._rig = attachedRig(behavior, "Reach");
     if (options.autoUpdate ?? true) {
-      const scene = this._scene;
-      this._frameObserver = addBeforeSolve(behavior, scene, () => {
-        frameSeconds(scene, this._numbers, 0);
-        this._step();
-      });
+      this._pass = {
+        beforeSolve: (frame: FabrikFrame) => {
+          this._numbers[0] = frame.deltaTime;
+          this._step();
+        },
+      };
+      behavior.addPass(this._pass, { order: REACH_ORDER });
     }
   }
 
@@ -353,8 +358,8 @@ export class Reach {
   dispose(): void {
     if (this._disposed) return;
     this.cancelAll({ immediate: true });
-    this._frameObserver?.remove();
-    this._frameObserver = null;
+    if (this._pass !== null) this.behavior.removePass(this._pass);
+    this._pass = null;
     this._disposed = true;
   }
 

@@ -4,6 +4,7 @@
 import { Ray } from "@babylonjs/core/Culling/ray.js";
 import { Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
+import type { Scene } from "@babylonjs/core/scene.js";
 import { Session } from "node:inspector/promises";
 import { FabrikBehavior } from "../../plugin/babylon/fabrikBehavior.js";
 import { FootPlacement } from "../../plugin/helpers/footPlacement.js";
@@ -84,6 +85,19 @@ const scene = loaded.scene;
 for (const g of scene.animationGroups) g.stop();
 
 const only = process.argv[2];
+
+/**
+ * One frame of a helper without rendering: its update, then the behavior's pipeline (read, passes, solve,
+ * write) and the restore, through the scene's observables. A helper is a pass of that pipeline: its update
+ * only sets the frame's time step, the work runs in the frame.
+ */
+function helperFrame(target: Scene, helper: { update(dt: number): void }): () => void {
+  return () => {
+    helper.update(1 / 60);
+    target.onBeforeRenderObservable.notifyObservers(target);
+    target.onAfterRenderObservable.notifyObservers(target);
+  };
+}
 const result: Record<string, Sample> = {};
 
 if (only === undefined || only === "footPlacement") {
@@ -92,14 +106,14 @@ if (only === undefined || only === "footPlacement") {
     feet.update(1 / 60);
     scene.render();
   }
-  const foot = await measure(() => feet.update(1 / 60));
+  const foot = await measure(helperFrame(scene, feet));
   // Once more with Babylon's picking replaced by its last result: what is left is ours alone.
   const ray = new Ray(new Vector3(0.09, 0.5, 0), new Vector3(0, -1, 0), 2);
   const cached = scene.pickWithRay(ray)!;
   const cachedNormal = cached.getNormal(true, false);
   scene.pickWithRay = () => cached;
   cached.getNormal = () => cachedNormal;
-  const footWithoutPicking = await measure(() => feet.update(1 / 60));
+  const footWithoutPicking = await measure(helperFrame(scene, feet));
   feet.dispose();
   result.footPlacement = foot;
   result.footWithoutPicking = footWithoutPicking;
@@ -112,7 +126,7 @@ if (only === undefined || only === "lookAt") {
     look.update(1 / 60);
     scene.render();
   }
-  result.lookAt = await measure(() => look.update(1 / 60));
+  result.lookAt = await measure(helperFrame(scene, look));
   look.dispose();
 }
 
@@ -150,11 +164,7 @@ if (only === "footPlacementRobot") {
       feet.update(1 / 60);
       r.scene.render();
     }
-    const frame = () => {
-      feet.update(1 / 60);
-      r.scene.onBeforeRenderObservable.notifyObservers(r.scene);
-      r.scene.onAfterRenderObservable.notifyObservers(r.scene);
-    };
+    const frame = helperFrame(r.scene, feet);
     let solved = 0;
     robotIk.onSolvedObservable.add(() => solved++);
     const ray = new Ray(new Vector3(0.2, 2, 0), new Vector3(0, -1, 0), 4);

@@ -29,7 +29,8 @@ function run(helper: string): Record<string, Sample> {
 
 const notes: string[] = [];
 afterAll(() => {
-  if (notes.length > 0) console.log(`[helpers allocation, bytes per update]\n  ${notes.join("\n  ")}`);
+  if (notes.length > 0)
+    console.log(`[helpers allocation, bytes per frame: update, pipeline, restore]\n  ${notes.join("\n  ")}`);
 });
 
 describe("per-frame allocation, steady state", () => {

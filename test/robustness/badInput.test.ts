@@ -613,6 +613,8 @@ const behaviorState = () =>
     ik.targets.map((t) => [t.joint, t.weight]),
     [ik.weight, ik.tolerance, ik.maxIterations, ik.enabled],
   ]);
+/** What a refused `addPass` could have changed: the behavior, and its passes. */
+const passState = () => text([behaviorState(), ik.passes.length]);
 const constructing = (options: unknown) => ({
   call: () => new FabrikBehavior(options as never),
   state: () => "nothing to change",
@@ -839,6 +841,41 @@ const BEHAVIOR_ROWS: Row[] = [
     joint: rightHand,
     call: () => ik.setTargetWeight("rightHand", 0.5),
     state: behaviorState,
+    character: true,
+  },
+  {
+    api: "`addPass`",
+    input: "called before the behavior is attached",
+    result:
+      "FabrikIK addPass(): the behavior is not attached; add it to the character first (mesh.addBehavior(ik, true): without `true`, Babylon defers attaching while the scene is loading)",
+    call: () => new FabrikBehavior().addPass({}),
+    state: () => "nothing to change",
+  },
+  {
+    api: "`addPass`",
+    input: "a pass that is not an object",
+    result: "FabrikIK addPass(): a pass is an object with beforeSolve and/or afterSolve, got null",
+    option: "pass",
+    call: () => ik.addPass(null as never),
+    state: passState,
+    character: true,
+  },
+  {
+    api: "`addPass`",
+    input: "`order` not a finite number",
+    result: "FabrikIK addPass(): order must be a finite number, got NaN",
+    option: "order",
+    call: () => ik.addPass({}, { order: NaN }),
+    state: passState,
+    character: true,
+  },
+  {
+    api: "`addPass`",
+    input: "an unknown joint in `joints`",
+    result: 'FabrikIK addPass(): no bone or humanoid role named "Nope" The rig has 65 joints (…) and roles …',
+    option: "joint",
+    call: () => ik.addPass({ joints: ["Nope"] }),
+    state: passState,
     character: true,
   },
   {

@@ -1,6 +1,9 @@
+import { readFileSync } from "node:fs";
+import { ImportMeshAsync } from "@babylonjs/core/Loading/sceneLoader.js";
 import { Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import { afterEach, describe, expect, it } from "vitest";
 import type { FabrikBehavior } from "../../plugin/babylon/fabrikBehavior.js";
+import { FabrikSystem } from "../../plugin/babylon/fabrikSystem.js";
 import { FabrikError } from "../../plugin/solver/errors.js";
 import { setJointLimit } from "../../plugin/solver/limits.js";
 import { OWN_CHARACTERS, loadCharacter, type Loaded } from "./characters.js";
@@ -15,10 +18,22 @@ afterEach(() => {
   for (const loaded of scenes.splice(0)) loaded.engine.dispose();
 });
 
-/** A copy of the mannequin in a scene of its own, playing its first clip, with a behavior attached. */
+/**
+ * A copy of the mannequin, playing its first clip, with a behavior attached: the first in a scene of its
+ * own, the next ones in the scene of the first (one scene, one FabrikSystem, one model cache).
+ */
 async function copy(options = {}, animated = true): Promise<{ loaded: Loaded; ik: FabrikBehavior }> {
-  const loaded = await loadCharacter(mannequin);
-  scenes.push(loaded);
+  let loaded: Loaded;
+  if (scenes.length === 0) {
+    loaded = await loadCharacter(mannequin);
+    scenes.push(loaded);
+  } else {
+    const first = scenes[0];
+    const result = await ImportMeshAsync(new Uint8Array(readFileSync(mannequin.path)), first.scene, {
+      pluginExtension: ".glb",
+    });
+    loaded = { engine: first.engine, scene: first.scene, root: result.meshes[0] };
+  }
   if (animated) playFirstAnimation(loaded.scene);
   else for (const group of loaded.scene.animationGroups) group.stop();
   loaded.scene.render();
@@ -34,7 +49,7 @@ function solvedLocals(loaded: Loaded, ik: FabrikBehavior): Float64Array {
   return written;
 }
 
-describe("copies of one model share their solver rig and limits", () => {
+describe("copies of one model in a scene share their solver rig and limits", () => {
   it("two copies share one rig and one limit set; a copy with other limits shares only the rig", async () => {
     const a = await copy(),
       b = await copy(),
@@ -125,5 +140,39 @@ describe("copies of one model share their solver rig and limits", () => {
     );
     expect(a.ik.limits).toBe(shared);
     expect(b.ik.limits).toBe(shared);
+  });
+});
+
+describe("the scene's model cache", () => {
+  it("is the scene's FabrikSystem's, counts its users, and lets go of what its last user drops", async () => {
+    const a = await copy({}, false),
+      b = await copy({}, false);
+    const models = FabrikSystem.of(a.loaded.scene).models;
+    expect(models.size).toBe(1);
+    const model = models.models[0];
+    expect(model.rig).toBe(a.ik.solverRig);
+    expect(model.limitSetCount).toBe(1);
+    a.ik.setTarget("leftHand", new Vector3(0.3, 1.6, 0.4));
+    b.ik.setTarget("leftHand", new Vector3(0.2, 1.5, 0.4));
+    expect(model.layoutCount).toBe(1);
+    b.ik.setTarget("rightHand", new Vector3(-0.2, 1.5, 0.4));
+    expect(model.layoutCount).toBe(2);
+    b.ik.setLimit("leftUpperArm", TIGHT);
+    // b's own copy of the limits is not shared: the set in the cache is a's alone now.
+    expect(model.limitSetCount).toBe(1);
+    b.loaded.root.removeBehavior(b.ik);
+    expect(model.layoutCount).toBe(1);
+    expect(models.size).toBe(1);
+    a.ik.clearTargets();
+    expect(model.layoutCount).toBe(0);
+    a.loaded.root.removeBehavior(a.ik);
+    expect(model.limitSetCount).toBe(0);
+    expect(models.size).toBe(0);
+    // Another scene has a system and a cache of its own.
+    const other = await loadCharacter(mannequin);
+    scenes.push(other);
+    attach(other);
+    expect(FabrikSystem.of(other.scene)).not.toBe(FabrikSystem.of(a.loaded.scene));
+    expect(FabrikSystem.of(other.scene).models.size).toBe(1);
   });
 });

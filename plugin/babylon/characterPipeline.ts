@@ -1,0 +1,237 @@
+import { Logger } from "@babylonjs/core/Misc/logger.js";
+import { solvePlan } from "../solver/fabrik.js";
+import type { SolveReport } from "../solver/plan.js";
+import type { CompiledTargets } from "./compiledTargets.js";
+import type { FabrikFrameOf, FabrikPassOf, FabrikSolvedEventOf } from "./fabrikFrame.js";
+import { FramePose } from "./framePose.js";
+import { commitBlock } from "./poseWrite.js";
+import { GLOBAL_WEIGHT_SLOT } from "./rotationBlend.js";
+import type { SkeletonRig } from "./skeletonRig.js";
+
+/** What the pipeline needs of its behavior. */
+export interface PipelineOwner {
+  readonly enabled: boolean;
+  readonly weight: number;
+  readonly onBeforeSolveObservable: {
+    hasObservers(): boolean;
+    notifyObservers(frame: FabrikFrameOf<object>): unknown;
+  };
+  readonly onSolvedObservable: { notifyObservers(event: FabrikSolvedEventOf<object>): unknown };
+}
+
+/** A pass as the pipeline holds it (`FabrikPass` with the behavior's type left open). */
+type Pass = FabrikPassOf<object>;
+
+interface PassEntry {
+  readonly pass: Pass;
+  readonly order: number;
+  readonly joints: readonly number[];
+}
+
+/**
+ * One character's frame, from the animated pose to the written one:
+ *
+ * read the pose once → pre-solve passes (helpers and user code: targets, weights, pose changes) →
+ * `onBeforeSolveObservable` → one solve → the solve's rotations, blended by weight → post-solve passes (feet
+ * at their shins' ends first) → write once → `onSolvedObservable`; after rendering, restore once.
+ *
+ * Each stage works on the frame's {@link FramePose}, one block of memory sized to the joints the targets and
+ * the passes need. The scene's FabrikSystem runs the pipelines of all characters.
+ */
+export class CharacterPipeline {
+  readonly pose: FramePose;
+  private _passes: PassEntry[] = [];
+  private _targets: CompiledTargets | null = null;
+  private _inFrame = false;
+  private _warned = false;
+  private _disposed = false;
+  private readonly _event: { behavior: object; report: SolveReport; written: number };
+
+  constructor(
+    private readonly _owner: PipelineOwner,
+    rig: SkeletonRig,
+  ) {
+    this.pose = new FramePose(_owner, rig);
+    this._event = { behavior: _owner, report: null as unknown as SolveReport, written: 0 };
+  }
+
+  get targets(): CompiledTargets | null {
+    return this._targets;
+  }
+
+  get passes(): readonly Pass[] {
+    return this._passes.map((p) => p.pass);
+  }
+
+  /**
+   * Takes new targets (or none). Joints the frame no longer reads get their animated values back; joints it
+   * newly reads are read before this frame's solve when it changes in the middle of a frame.
+   */
+  setTargets(targets: CompiledTargets | null): void {
+    // What the old targets wrote may not be written by the new ones: the animation gets it back now.
+    if (!this._inFrame) this.pose.restore();
+    this._targets = targets;
+    this._layout();
+  }
+
+  /** Adds a pass (see FabrikPass); `joints` are its joints as indices. */
+  addPass(pass: Pass, order: number, joints: readonly number[]): void {
+    let at = this._passes.length;
+    while (at > 0 && this._passes[at - 1].order > order) at--;
+    const passes = this._passes.slice();
+    passes.splice(at, 0, { pass, order, joints });
+    this._passes = passes;
+    this._layout();
+  }
+
+  /** Removes a pass; false when it was not there. */
+  removePass(pass: Pass): boolean {
+    const passes = this._passes.filter((p) => p.pass !== pass);
+    if (passes.length === this._passes.length) return false;
+    this._passes = passes;
+    this._layout();
+    return true;
+  }
+
+  /** Puts the animated pose back and stops for good. */
+  dispose(): void {
+    this.pose.restore();
+    this._disposed = true;
+  }
+
+  /** After rendering: the animation's values go back into every joint the frame wrote. */
+  restore(): void {
+    this.pose.restore();
+  }
+
+  /** Before a lockstep step: like {@link restore}, where the animation has not written the joint since. */
+  restoreUntouched(): void {
+    this.pose.restoreUntouched();
+  }
+
+  /**
+   * One frame (`clock[0]`: seconds the animation clock advanced). Allocates nothing in steady state; the
+   * set of targets or passes changing on the way costs what setting it up costs.
+   */
+  run(clock: Float64Array): void {
+    const pose = this.pose;
+    // Normally restored after rendering, or before a lockstep step; a second frame with neither in between
+    // (stages driven by hand) gets here first.
+    if (pose.held) pose.restoreUntouched();
+    const owner = this._owner;
+    if (!owner.enabled || this._inFrame) return;
+    const passes = this._passes;
+    if (passes.length === 0 && (this._targets === null || !(owner.weight > 0))) return;
+    pose.deltaTime = clock[0];
+    pose.read();
+    if (!pose.worldToModelValid) return;
+    this._inFrame = true;
+    try {
+      this._frame(passes);
+    } finally {
+      this._inFrame = false;
+    }
+  }
+
+  private _frame(passes: readonly PassEntry[]): void {
+    const pose = this.pose;
+    const owner = this._owner;
+    for (let i = 0; i < passes.length; i++) {
+      const before = passes[i].pass.beforeSolve;
+      if (before === undefined) continue;
+      before.call(passes[i].pass, pose);
+      if (this._disposed) return;
+      if (pose.changed) pose.refresh();
+    }
+    // At weight 0 the passes keep their state going, and nothing is written.
+    if (!(owner.weight > 0) || this._targets === null) {
+      if (owner.weight > 0) this._commit();
+      return;
+    }
+    if (owner.onBeforeSolveObservable.hasObservers()) {
+      owner.onBeforeSolveObservable.notifyObservers(pose);
+      if (this._disposed) return;
+      if (pose.changed) pose.refresh();
+      if (this._targets === null) {
+        this._commit();
+        return;
+      }
+    }
+    const c = this._targets;
+    const plan = c.plan;
+    if (c.read(pose) === 0) {
+      this._commit();
+      return;
+    }
+    let report: SolveReport;
+    try {
+      report = solvePlan(plan, pose.solverPose, c.targets, c.settings);
+    } catch (error) {
+      if (!this._warned) {
+        this._warned = true;
+        Logger.Warn(`FabrikIK: frame skipped: ${(error as Error).message}`);
+      }
+      this._commit();
+      return;
+    }
+    const blend = c.blend;
+    blend.numbers[GLOBAL_WEIGHT_SLOT] = owner.weight;
+    blend.compose(
+      pose.block,
+      plan.rig.parents,
+      pose.orientations,
+      c.numbers,
+      c.blendAt,
+      c.orientationsAt,
+      c.validAt,
+      plan.limits,
+    );
+    this._afterSolve(c, passes);
+    if (this._disposed) return;
+    const event = this._event;
+    event.report = report;
+    event.written = this._commit();
+    owner.onSolvedObservable.notifyObservers(event);
+  }
+
+  /** Feet at their shins' ends, then the post-solve passes, on the pose as it will be written. */
+  private _afterSolve(c: CompiledTargets, passes: readonly PassEntry[]): void {
+    let after = c.hasShinEnds;
+    for (let i = 0; i < passes.length && !after; i++) after = passes[i].pass.afterSolve !== undefined;
+    if (!after) return;
+    const pose = this.pose;
+    pose.refresh();
+    if (c.hasShinEnds) {
+      const entries = c.entries;
+      for (let e = 0; e < entries.length; e++) {
+        const shinEnd = entries[e].shinEnd;
+        if (shinEnd !== null && c.numbers[c.blendAt + e] > 0)
+          shinEnd.place(pose, c.numbers, c.blendAt + e, c.blend.numbers, GLOBAL_WEIGHT_SLOT);
+      }
+      if (pose.changed) pose.refresh();
+    }
+    for (let i = 0; i < passes.length; i++) {
+      const after = passes[i].pass.afterSolve;
+      if (after === undefined) continue;
+      after.call(passes[i].pass, pose);
+      if (this._disposed) return;
+      if (pose.changed) pose.refresh();
+    }
+  }
+
+  /** Writes what the frame changed; returns how many joints. */
+  private _commit(): number {
+    const pose = this.pose;
+    const written = commitBlock(pose.block);
+    if (written > 0) pose.held = true;
+    return written;
+  }
+
+  /** The joints the frame reads: the targets' and the passes'. Joints added mid-frame are read at once. */
+  private _layout(): void {
+    const joints: number[] = this._targets?.joints() ?? [];
+    for (const entry of this._passes) joints.push(...entry.joints);
+    const added = this.pose.setJoints(joints);
+    if (added && this._inFrame) this.pose.readUnread();
+  }
+}

@@ -1,0 +1,308 @@
+import { FabrikError } from "../solver/errors.js";
+import type { Pose } from "../solver/pose.js";
+import { invertAffineMatrix, setIdentityMatrix } from "./affineMatrix.js";
+import type { FabrikFrameOf } from "./fabrikFrame.js";
+import { eulerToQuaternion } from "./localRotation.js";
+import {
+  EULER,
+  POSITION_CHANGED,
+  PoseBlock,
+  ROTATION_CHANGED,
+  ROTATION_WRITTEN,
+  POSITION_WRITTEN,
+  SLOT_R,
+  SLOT_RAW,
+  SLOT_S,
+  SLOT_SAVED_T,
+  SLOT_STRIDE,
+  SLOT_T,
+  UNREAD,
+  wantedJoints,
+  type JointHolder,
+} from "./poseBlock.js";
+import { restoreBlock } from "./poseWrite.js";
+import type { SkeletonRig } from "./skeletonRig.js";
+import { blockKinematics, toSlotSpace } from "./slotKinematics.js";
+import { WorldMatrixCache } from "./worldMatrixCache.js";
+
+/**
+ * A character's pose for one frame: read once from its joint nodes (or bones without nodes) into a
+ * {@link PoseBlock}, changed by passes and the solve, written once (`poseWrite`) and put back after the frame.
+ *
+ * The linked TransformNode is the source of truth for glTF joints (Babylon copies it into the Bone only
+ * while rendering). Joint world matrices are never asked of Babylon: the pose is composed here from the
+ * local transforms, so Babylon's per-render cache, which misses in-place changes, never feeds it stale
+ * matrices; the model root's matrix is composed again only when Babylon's change flags say it may have
+ * moved (`WorldMatrixCache`).
+ */
+export class FramePose implements FabrikFrameOf<object> {
+  deltaTime = 0;
+  readonly modelToWorld = new Float64Array(16);
+  readonly worldToModel = new Float64Array(16);
+  /** False when the model root is scaled to zero; `worldToModel` then holds the identity. */
+  worldToModelValid = true;
+  /** The pose the solver works in: the block's arrays. */
+  readonly solverPose: Pose;
+  /** Set by every change a pass makes; the pipeline then brings model space up to date. */
+  changed = false;
+  /** True while joints hold what {@link commit} wrote and the animation's values wait to be put back. */
+  held = false;
+  private _block: PoseBlock;
+  private readonly _rootCache = new WorldMatrixCache();
+
+  constructor(
+    readonly behavior: object,
+    readonly rig: SkeletonRig,
+  ) {
+    setIdentityMatrix(this.modelToWorld);
+    setIdentityMatrix(this.worldToModel);
+    this._block = new PoseBlock(rig, new Uint8Array(rig.jointCount));
+    this.solverPose = { positions: this._block.positions, orientations: this._block.orientations };
+  }
+
+  get block(): PoseBlock {
+    return this._block;
+  }
+  get positions(): Float64Array {
+    return this._block.positions;
+  }
+  get orientations(): Float64Array {
+    return this._block.orientations;
+  }
+
+  /**
+   * From now on the frame reads `joints` and their ancestors. What the old layout knew of joints both hold is
+   * kept; joints it wrote that the new one drops get their animated values back now. Allocates: call it when
+   * the set changes, not per frame. Returns whether joints were added (unread until {@link readUnread}).
+   */
+  setJoints(joints: ArrayLike<number>): boolean {
+    const wanted = wantedJoints(this.rig.parents, joints);
+    if (wanted === null) throw new FabrikError("FramePose: a joint index is not one of the rig's");
+    const old = this._block;
+    let same = true;
+    for (let j = 0; j < wanted.length && same; j++) same = wanted[j] === (old.slotOf[j] >= 0 ? 1 : 0);
+    if (same) return false;
+    if (this.held) {
+      // Put back what the new layout will not know about.
+      let dropped = false;
+      for (let k = 0; k < old.size; k++) {
+        if (wanted[old.joints[k]] === 0 && old.bytes[k] & (ROTATION_WRITTEN | POSITION_WRITTEN))
+          dropped = true;
+      }
+      if (dropped) this.restore();
+    }
+    const block = new PoseBlock(this.rig, wanted);
+    block.copyFrom(old);
+    this._block = block;
+    (this.solverPose as { positions: Float64Array }).positions = block.positions;
+    (this.solverPose as { orientations: Float64Array }).orientations = block.orientations;
+    let added = false;
+    for (let k = 0; k < block.size; k++) if (block.bytes[k] & UNREAD) added = true;
+    return added;
+  }
+
+  /** Reads every joint's local transform, runs forward kinematics, and reads the model root's matrix. */
+  read(): void {
+    const block = this._block;
+    readBlock(block, false);
+    blockKinematics(block);
+    this._readRoot();
+    this.changed = false;
+  }
+
+  /** Reads the joints that joined the layout since the last {@link read}, then brings model space up to date. */
+  readUnread(): void {
+    readBlock(this._block, true);
+    this.refresh();
+  }
+
+  /** Model space from the local transforms as they are now (after passes changed them, or the solve's). */
+  refresh(): void {
+    blockKinematics(this._block);
+    this.changed = false;
+  }
+
+  /** Puts back every joint the frame wrote (see `restoreBlock`). */
+  restore(): void {
+    if (!this.held) return;
+    restoreBlock(this._block, false);
+    this.held = false;
+  }
+
+  /** Like {@link restore}, but a joint the animation has written since keeps its fresh value. */
+  restoreUntouched(): void {
+    if (!this.held) return;
+    restoreBlock(this._block, true);
+    this.held = false;
+  }
+
+  getLocalPosition(joint: number, out: Float64Array, o: number): void {
+    const b = this._block.slot(this._slot(joint)) + SLOT_T;
+    const d = this._block.d;
+    out[o] = d[b];
+    out[o + 1] = d[b + 1];
+    out[o + 2] = d[b + 2];
+  }
+
+  setLocalPosition(joint: number, values: Float64Array, o: number): void {
+    const k = this._slot(joint);
+    const block = this._block;
+    const d = block.d;
+    const b = block.slot(k);
+    if ((block.bytes[k] & POSITION_CHANGED) === 0) {
+      d[b + SLOT_SAVED_T] = d[b + SLOT_T];
+      d[b + SLOT_SAVED_T + 1] = d[b + SLOT_T + 1];
+      d[b + SLOT_SAVED_T + 2] = d[b + SLOT_T + 2];
+      block.mark(k, POSITION_CHANGED);
+    }
+    d[b + SLOT_T] = values[o];
+    d[b + SLOT_T + 1] = values[o + 1];
+    d[b + SLOT_T + 2] = values[o + 2];
+    this.changed = true;
+  }
+
+  getLocalRotation(joint: number, out: Float64Array, o: number): void {
+    const b = this._block.slot(this._slot(joint)) + SLOT_R;
+    const d = this._block.d;
+    out[o] = d[b];
+    out[o + 1] = d[b + 1];
+    out[o + 2] = d[b + 2];
+    out[o + 3] = d[b + 3];
+  }
+
+  setLocalRotation(joint: number, values: Float64Array, o: number): void {
+    const k = this._slot(joint);
+    const d = this._block.d;
+    const b = this._block.slot(k) + SLOT_R;
+    d[b] = values[o];
+    d[b + 1] = values[o + 1];
+    d[b + 2] = values[o + 2];
+    d[b + 3] = values[o + 3];
+    this._block.mark(k, ROTATION_CHANGED);
+    this.changed = true;
+  }
+
+  toJointSpace(joint: number, v: Float64Array, o: number): boolean {
+    if (joint < 0) return true;
+    return toSlotSpace(this._block, this._slot(joint), v, o);
+  }
+
+  /** The slot of `joint`; a joint the frame does not read is a mistake of the caller's. */
+  private _slot(joint: number): number {
+    const block = this._block;
+    const k = joint >= 0 && joint < this.rig.jointCount ? block.ints[block.slotOfAt + joint] : -1;
+    if (k < 0) this._refuse(joint);
+    return k;
+  }
+
+  private _refuse(joint: number): never {
+    const name = this.rig.names[joint];
+    throw new FabrikError(
+      `FabrikFrame: ${name === undefined ? `joint ${joint}` : `"${name}"`} is not read by this frame; ` +
+        "declare it in the pass's joints",
+      joint >= 0 && joint < this.rig.jointCount ? joint : undefined,
+      "joint",
+    );
+  }
+
+  private _readRoot(): void {
+    const root = this.rig.modelRoot;
+    if (root === null) return;
+    if (this._rootCache.update(root, this.modelToWorld)) {
+      this.worldToModelValid = invertAffineMatrix(this.modelToWorld, this.worldToModel);
+    }
+  }
+}
+
+/** What the read needs of a TransformNode or a Bone: both expose their local pose under these names. */
+interface LocalPoseSource {
+  readonly position: { readonly x: number; readonly y: number; readonly z: number };
+  readonly scaling: { readonly x: number; readonly y: number; readonly z: number };
+  readonly rotationQuaternion: {
+    readonly x: number;
+    readonly y: number;
+    readonly z: number;
+    readonly w: number;
+  } | null;
+  readonly rotation: { readonly x: number; readonly y: number; readonly z: number };
+  /** TransformNodes only. */
+  readonly scalingDeterminant?: number;
+}
+
+/** The holders' vectors of a read, gathered first (see readBlock); shared, as reads never overlap. */
+const sources: (LocalPoseSource["position"] | LocalPoseSource["rotationQuaternion"] | number)[] = [];
+
+/**
+ * Every slot's local transform from its holder, and its rotation exactly as found (to be put back bit for
+ * bit): the one read of each joint in a frame (with `unreadOnly`, of the slots not read yet). The holders'
+ * vectors are gathered in a first loop and read in a second, so the memory loads of many joints are under
+ * way at once rather than one joint's chain of loads after another's.
+ */
+function readBlock(block: PoseBlock, unreadOnly: boolean): void {
+  const holders = block.holders;
+  const flags = block.bytes;
+  const n = holders.length;
+  for (let k = 0; k < n; k++) {
+    if (unreadOnly && (flags[k] & UNREAD) === 0) continue;
+    const source = holders[k] as JointHolder & LocalPoseSource;
+    sources[4 * k] = source.position;
+    sources[4 * k + 1] = source.rotationQuaternion;
+    sources[4 * k + 2] = source.scaling;
+    // TransformNodes multiply their scaling by this (it is 1 unless a mesh was mirrored by Babylon).
+    sources[4 * k + 3] = source.scalingDeterminant ?? 1;
+  }
+  const d = block.d;
+  for (let k = 0; k < n; k++) {
+    if (unreadOnly && (flags[k] & UNREAD) === 0) continue;
+    const b = block.slotsAt + SLOT_STRIDE * k;
+    const p = sources[4 * k] as LocalPoseSource["position"];
+    d[b + SLOT_T] = p.x;
+    d[b + SLOT_T + 1] = p.y;
+    d[b + SLOT_T + 2] = p.z;
+    const q = sources[4 * k + 1] as LocalPoseSource["rotationQuaternion"];
+    if (q !== null) {
+      const x = q.x,
+        y = q.y,
+        z = q.z,
+        w = q.w;
+      d[b + SLOT_RAW] = x;
+      d[b + SLOT_RAW + 1] = y;
+      d[b + SLOT_RAW + 2] = z;
+      d[b + SLOT_RAW + 3] = w;
+      flags[k] = 0;
+      // Normalised as readLocalRotation does: the solver needs unit rotations, Babylon composes what it finds.
+      const len = Math.sqrt(x * x + y * y + z * z + w * w);
+      if (len > 0 && len < Infinity) {
+        const inv = 1 / len;
+        d[b + SLOT_R] = x * inv;
+        d[b + SLOT_R + 1] = y * inv;
+        d[b + SLOT_R + 2] = z * inv;
+        d[b + SLOT_R + 3] = w * inv;
+      } else {
+        d[b + SLOT_R] = d[b + SLOT_R + 1] = d[b + SLOT_R + 2] = 0;
+        d[b + SLOT_R + 3] = 1;
+      }
+    } else {
+      readEuler(block, k);
+    }
+    const sc = sources[4 * k + 2] as LocalPoseSource["scaling"];
+    const s = sources[4 * k + 3] as number;
+    d[b + SLOT_S] = sc.x * s;
+    d[b + SLOT_S + 1] = sc.y * s;
+    d[b + SLOT_S + 2] = sc.z * s;
+  }
+  if (!unreadOnly) block.touchedCount = 0;
+  for (let i = 0; i < 4 * n; i++) sources[i] = 0;
+}
+
+/** A node rotated by Euler angles (no quaternion): they are what a restore puts back. */
+function readEuler(block: PoseBlock, k: number): void {
+  const e = (block.holders[k] as JointHolder & LocalPoseSource).rotation;
+  const d = block.d;
+  const b = block.slot(k);
+  d[b + SLOT_RAW] = e.x;
+  d[b + SLOT_RAW + 1] = e.y;
+  d[b + SLOT_RAW + 2] = e.z;
+  block.bytes[k] = EULER;
+  eulerToQuaternion(d, b + SLOT_RAW, d, b + SLOT_R);
+}
