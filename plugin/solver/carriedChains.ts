@@ -1,7 +1,5 @@
 import type { SolvePlan } from "./plan.js";
-import { quatRotate as quatRotateBinding } from "./quaternion.js";
-
-const quatRotate = quatRotateBinding;
+import { quatRotate } from "./quaternion.js";
 
 /*
  * A chain whose base hangs below a joint that another chain turns (a hand's chain starting at the upper arm,
@@ -19,12 +17,13 @@ const quatRotate = quatRotateBinding;
  * would otherwise lose its target.
  */
 
+/** This file's temporaries: a vector, and it turned. */
+const temp = new Float64Array(7);
+
 /** Depth inside its reach at which a carried chain starts to pull on its carrier, as a fraction of the reach. */
 const PULL_BAND = 0.1;
 /** How far inside its reach a carried chain asks its base to be, in tolerances: a margin for round-off. */
 const REACH_MARGIN = 0.25;
-/** Where the solve keeps its tolerance in plan.scratch.numbers (see fabrik.ts). */
-const TOLERANCE_SLOT = 0;
 
 /** The joins of a plan, per joint. */
 export interface CarriedChains {
@@ -93,17 +92,8 @@ export function joinCarriedChains(
  * effector can reach from it, ignoring limits).
  */
 export function measureCarriedChains(plan: SolvePlan): void {
-  const {
-    carriedBases,
-    carriedTip,
-    held,
-    carriedOffset,
-    carriedReach,
-    boneLength,
-    localOffset,
-    inputLocal,
-    temp,
-  } = plan.scratch;
+  const { carriedBases, carriedTip, held, carriedOffset, carriedReach, boneLength, localOffset, inputLocal } =
+    plan.scratch;
   const parents = plan.rig.parents;
   for (let i = 0; i < carriedBases.length; i++) {
     const b = carriedBases[i];
@@ -148,7 +138,7 @@ export function aimCarriedChains(
   const activeIndex = plan.activeIndex;
   const start = plan.componentStart[c],
     end = plan.componentStart[c + 1];
-  const tolerance = plan.scratch.numbers[TOLERANCE_SLOT];
+  const tolerance = plan.scratch.tolerance[0];
   for (let i = 0; i < carriedBases.length; i++) {
     const b = carriedBases[i];
     const k = activeIndex[b];

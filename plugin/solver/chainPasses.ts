@@ -1,12 +1,12 @@
 import type { SolvePlan } from "./plan.js";
-import { quatFromUnitVectors as quatFromUnitVectorsBinding } from "./quaternion.js";
+import { quatFromUnitVectors } from "./quaternion.js";
 
-const quatFromUnitVectors = quatFromUnitVectorsBinding;
-// Local copies: a constant imported from another module is read through a getter under test transforms.
+/** Points nearer than this fraction of the lengths involved are coincident: no direction between them. */
 const DEGENERATE_EPSILON = 1e-9;
 /** Nearer opposite than this (1 + cos of the arc), the inline half-angle arc loses digits. */
 const NEAR_OPPOSITE = 1e-6;
-const TOLERANCE_SLOT = 0;
+/** This file's temporaries: a joint's change of orientation, then an arc's two directions and the arc. */
+const temp = new Float64Array(16);
 
 /*
  * The fast path for the commonest case: one unbranched chain, no limits. Positions only in the passes
@@ -96,7 +96,7 @@ export function straightenIfOutOfReach(
   positions: Float64Array,
   targets: Float64Array,
 ): boolean {
-  const tolerance = plan.scratch.numbers[TOLERANCE_SLOT];
+  const tolerance = plan.scratch.tolerance[0];
   const { activeJoints } = plan;
   const parents = plan.rig.parents;
   const boneLength = plan.scratch.boneLength;
@@ -138,7 +138,7 @@ export function orientChainFromPositions(
   orientations: Float64Array,
 ): void {
   const { rotatingJoints, activeChildStart, activeChildren } = plan;
-  const { rotatingIndex, inputDirection, temp } = plan.scratch;
+  const { rotatingIndex, inputDirection } = plan.scratch;
   // The running change D, identity at the base's parent, which does not move.
   let dx = 0,
     dy = 0,

@@ -1,32 +1,27 @@
-import { bendingPathStart as bendingPathStartBinding } from "./carriedChains.js";
-import { measureHingeAngle as measureHingeAngleBinding } from "./jointLimitProjection.js";
-import { LIMIT_FIXED as LIMIT_FIXEDBinding, LIMIT_HINGE as LIMIT_HINGEBinding } from "./limits.js";
+import { bendingPathStart } from "./carriedChains.js";
+import { measureHingeAngle } from "./jointLimitProjection.js";
+import { LIMIT_FIXED, LIMIT_HINGE } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
-import {
-  quatConjugateMultiply as quatConjugateMultiplyBinding,
-  quatRotate as quatRotateBinding,
-} from "./quaternion.js";
-
-// Local copies: a constant imported from another module is read through a getter under test transforms.
-const bendingPathStart = bendingPathStartBinding;
-const LIMIT_HINGE = LIMIT_HINGEBinding;
-const LIMIT_FIXED = LIMIT_FIXEDBinding;
-const measureHingeAngle = measureHingeAngleBinding;
-const quatConjugateMultiply = quatConjugateMultiplyBinding;
-const quatRotate = quatRotateBinding;
+import { quatConjugateMultiply, quatRotate } from "./quaternion.js";
 
 /*
  * Folding a straight limb at its one-sided hinge (an elbow, a knee): which side of its line the hinge lets
- * it fold to, and the fold itself. Both read and write plan.scratch.temp from the offset `io` they are given
- * (an integer, so nothing is boxed on the way in).
+ * it fold to, and the fold itself. They take their vectors from, and give them back in, the plan's fold
+ * fields (foldLine, foldSide, foldDistance, foldDirection).
  */
+
+/** This file's temporaries: a hinge's Δ, its angle, its axis. */
+const temp = new Float64Array(11);
+const DELTA = 0;
+const ANGLE = 4;
+const AXIS = 8;
 
 /**
  * A limb that bends at a one-sided hinge (an elbow, a knee) folds there only: the bones above the hinge
  * joint are laid straight from the base to it, those below straight from it to the target, and the hinge
  * joint sits where the law of cosines puts it, on side p of the line to the target, from the base joint at
- * 3 * b3 (the distance at temp[io], unit t at temp[io + 1..], unit p at temp[io + 4..]). `hinge` is the
- * hinge joint's index in effector e's path.
+ * 3 * b3 (the distance in foldDistance, unit t toward the target in foldDirection, unit p in foldSide).
+ * `hinge` is the hinge joint's index in effector e's path.
  */
 export function foldAtHinge(
   plan: SolvePlan,
@@ -34,17 +29,16 @@ export function foldAtHinge(
   hinge: number,
   positions: Float64Array,
   b3: number,
-  io: number,
 ): void {
   const { effectorPath, effectorPathStart } = plan;
-  const { boneLength, temp } = plan.scratch;
-  const distance = temp[io],
-    tx = temp[io + 1],
-    ty = temp[io + 2],
-    tz = temp[io + 3],
-    px = temp[io + 4],
-    py = temp[io + 5],
-    pz = temp[io + 6];
+  const { boneLength, foldDirection, foldSide } = plan.scratch;
+  const distance = plan.scratch.foldDistance[0],
+    tx = foldDirection[0],
+    ty = foldDirection[1],
+    tz = foldDirection[2],
+    px = foldSide[0],
+    py = foldSide[1],
+    pz = foldSide[2];
   const first = bendingPathStart(plan, e),
     last = effectorPathStart[e + 1];
   let a = 0,
@@ -86,42 +80,41 @@ export function foldAtHinge(
 }
 
 /**
- * The side a straight chain (line direction at temp[io..]) must fold toward for the first hinge on
- * effector e's path to bend the way its range allows, from the angle it has now toward the middle of its
- * range: a unit vector across the line, into temp[io + 4..], and the hinge's index in the path into
- * temp[io + 7] (temp[io + 8 .. io + 19] is its scratch). Folding the other way would bend a knee or an
- * elbow backwards, which the limit then has to undo, often by a lock escape. False when no joint with a
- * child on the path is a hinge, or the hinge turns about the line itself, or its range prefers no side.
+ * The side a straight chain (line direction in foldLine) must fold toward for the first hinge on effector
+ * e's path to bend the way its range allows, from the angle it has now toward the middle of its range: a
+ * unit vector across the line, into foldSide. Returns the hinge's index in the path. Folding the other way
+ * would bend a knee or an elbow backwards, which the limit then has to undo, often by a lock escape. -1 when
+ * no joint with a child on the path is a hinge, or the hinge turns about the line itself, or its range
+ * prefers no side.
  */
-export function hingeSide(plan: SolvePlan, e: number, orientations: Float64Array, io: number): boolean {
+export function hingeSide(plan: SolvePlan, e: number, orientations: Float64Array): number {
   const { effectorPath, effectorPathStart, limits } = plan;
   const parents = plan.rig.parents;
-  const temp = plan.scratch.temp;
+  const { foldLine: line, foldSide } = plan.scratch;
   for (let i = bendingPathStart(plan, e); i < effectorPathStart[e + 1] - 1; i++) {
     const h = effectorPath[i];
     const kind = plan.scratch.flags[h] & (LIMIT_HINGE | LIMIT_FIXED);
     if (kind !== LIMIT_HINGE || plan.scratch.rotatingIndex[h] < 0) continue;
     const p = parents[h];
     // Δ = rest⁻¹ · parent⁻¹ · orientation, as the limits measure it.
-    quatConjugateMultiply(temp, io + 8, orientations, 4 * p, orientations, 4 * h);
-    quatConjugateMultiply(temp, io + 8, limits.restLocal, 4 * h, temp, io + 8);
-    measureHingeAngle(limits, h, temp, io + 8, temp, io + 12);
-    const turn = 0.5 * (limits.hinge[2 * h] + limits.hinge[2 * h + 1]) - temp[io + 12];
+    quatConjugateMultiply(temp, DELTA, orientations, 4 * p, orientations, 4 * h);
+    quatConjugateMultiply(temp, DELTA, limits.restLocal, 4 * h, temp, DELTA);
+    measureHingeAngle(limits, h, temp, DELTA, temp, ANGLE);
+    const turn = 0.5 * (limits.hinge[2 * h] + limits.hinge[2 * h + 1]) - temp[ANGLE];
     if (!(Math.abs(turn) > 1e-6)) continue;
     // A positive turn about the hinge axis a swings the child bone toward a × line, which is where the
     // joint must not go: the child leans away from the joint's offset. So the joint moves along line × a.
-    quatRotate(temp, io + 16, orientations, 4 * h, limits.hingeAxis, 3 * h);
+    quatRotate(temp, AXIS, orientations, 4 * h, limits.hingeAxis, 3 * h);
     const sign = turn > 0 ? 1 : -1;
-    const sx = sign * (temp[io + 1] * temp[io + 18] - temp[io + 2] * temp[io + 17]),
-      sy = sign * (temp[io + 2] * temp[io + 16] - temp[io] * temp[io + 18]),
-      sz = sign * (temp[io] * temp[io + 17] - temp[io + 1] * temp[io + 16]);
+    const sx = sign * (line[1] * temp[AXIS + 2] - line[2] * temp[AXIS + 1]),
+      sy = sign * (line[2] * temp[AXIS] - line[0] * temp[AXIS + 2]),
+      sz = sign * (line[0] * temp[AXIS + 1] - line[1] * temp[AXIS]);
     const sl = Math.sqrt(sx * sx + sy * sy + sz * sz);
     if (!(sl > 1e-6)) continue;
-    temp[io + 4] = sx / sl;
-    temp[io + 5] = sy / sl;
-    temp[io + 6] = sz / sl;
-    temp[io + 7] = i;
-    return true;
+    foldSide[0] = sx / sl;
+    foldSide[1] = sy / sl;
+    foldSide[2] = sz / sl;
+    return i;
   }
-  return false;
+  return -1;
 }

@@ -28,4 +28,5 @@ export {
   type SolveReport,
 } from "./plan.js";
 export { createSolveWorkspace, type SolveWorkspace } from "./workspace.js";
-export { solvePlan, DEFAULT_MAX_ITERATIONS, DEFAULT_TOLERANCE, type SolveSettings } from "./fabrik.js";
+export { solvePlan } from "./fabrik.js";
+export { DEFAULT_MAX_ITERATIONS, DEFAULT_TOLERANCE, type SolveSettings } from "./solveSettings.js";

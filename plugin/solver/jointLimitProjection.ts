@@ -1,17 +1,5 @@
-import { clampToQuarterEllipse as clampToQuarterEllipseBinding } from "./ellipticalSwingLimit.js";
-import {
-  LIMIT_HINGE as LIMIT_HINGEBinding,
-  LIMIT_SWING as LIMIT_SWINGBinding,
-  LIMIT_TWIST as LIMIT_TWISTBinding,
-  type JointLimits,
-} from "./limits.js";
-
-// Module-local references to imported bindings: hot loops use these, because test transforms turn every
-// read of an import into a getter call, which dominated profiles.
-const clampToQuarterEllipse = clampToQuarterEllipseBinding;
-const LIMIT_HINGE = LIMIT_HINGEBinding;
-const LIMIT_SWING = LIMIT_SWINGBinding;
-const LIMIT_TWIST = LIMIT_TWISTBinding;
+import { clampToQuarterEllipse } from "./ellipticalSwingLimit.js";
+import { LIMIT_HINGE, LIMIT_SWING, LIMIT_TWIST, type JointLimits } from "./limits.js";
 
 /* Scratch layout from `so`: [0..3] the ellipse query, [4..6] the angle clamp query. */
 

@@ -1,30 +1,14 @@
-import { projectRotation as projectRotationBinding } from "./jointLimitProjection.js";
-import { LIMIT_FIXED as LIMIT_FIXEDBinding, LIMIT_ROTATION as LIMIT_ROTATIONBinding } from "./limits.js";
+import { projectRotation } from "./jointLimitProjection.js";
+import { LIMIT_FIXED, LIMIT_ROTATION } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
 import {
-  quatConjugateMultiply as quatConjugateMultiplyBinding,
-  quatFromUnitVectors as quatFromUnitVectorsBinding,
-  quatMultiply as quatMultiplyBinding,
-  quatNormalize as quatNormalizeBinding,
-  quatRotate as quatRotateBinding,
+  quatConjugateMultiply,
+  quatFromUnitVectors,
+  quatMultiply,
+  quatNormalize,
+  quatRotate,
 } from "./quaternion.js";
-import { measureResiduals as measureResidualsBinding } from "./residuals.js";
-
-// Module-local references to imported bindings: hot loops use these, because test transforms turn every
-// read of an import into a getter call, which dominated profiles.
-const projectRotation = projectRotationBinding;
-const LIMIT_FIXED = LIMIT_FIXEDBinding;
-const LIMIT_ROTATION = LIMIT_ROTATIONBinding;
-const quatConjugateMultiply = quatConjugateMultiplyBinding;
-const quatFromUnitVectors = quatFromUnitVectorsBinding;
-const quatMultiply = quatMultiplyBinding;
-const quatNormalize = quatNormalizeBinding;
-const quatRotate = quatRotateBinding;
-const measureResiduals = measureResidualsBinding;
-
-// Local copies: a constant imported from another module is read through a getter under test transforms.
-const MAX_RESIDUAL_SLOT = 1;
-const RESIDUAL_SUM_SLOT = 2;
+import { measureResiduals } from "./residuals.js";
 
 /*
  * FABRIK under limits can stall above tolerance: each pass pushes a joint past its limit, the projection pulls
@@ -67,10 +51,9 @@ const OVER_RELAXATION = 1.5;
  * they turn by the plain angle.
  */
 const REACH_FRACTION = 0.99;
-const RELAXATION_SLOT = 6;
-const TOLERANCE_SLOT = 0;
-const ATTEMPT_SLOT = 5;
 
+/** This file's temporaries: a candidate orientation, two directions, a turn, a local rotation, identity. */
+const temp = new Float64Array(40);
 const Q = 0;
 const V = 4;
 const W = 8;
@@ -87,19 +70,19 @@ export function escapeLock(
   targets: Float64Array,
 ): void {
   const { effectorPath, effectorPathStart, effectorJoints, componentEffectors, activeJoints } = plan;
-  const { boneLength, numbers } = plan.scratch;
+  const { boneLength, residualSum, maxResidual, escapeStep, escapeRelaxation } = plan.scratch;
   let reach = 0;
   for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++)
     reach += boneLength[activeJoints[k]];
   if (!(reach > 0)) return;
-  let step = ((STEP_GAIN * numbers[RESIDUAL_SUM_SLOT]) / reach) * 2 ** numbers[ATTEMPT_SLOT];
+  let step = ((STEP_GAIN * residualSum[0]) / reach) * 2 ** plan.scratch.escapeAttempt[0];
   step = step < MIN_STEP ? MIN_STEP : step > MAX_STEP ? MAX_STEP : step;
-  numbers[4] = step;
-  numbers[RELAXATION_SLOT] = targetsWithinLength(plan, c, positions, targets, 0) ? OVER_RELAXATION : 1;
+  escapeStep[0] = step;
+  escapeRelaxation[0] = targetsWithinLength(plan, c, positions, targets, 0) ? OVER_RELAXATION : 1;
 
   const first = plan.componentEffectorStart[c],
     last = plan.componentEffectorStart[c + 1];
-  let before = numbers[RESIDUAL_SUM_SLOT];
+  let before = residualSum[0];
   for (let sweep = 0; sweep < MAX_SWEEPS; sweep++) {
     for (let k = first; k < last; k++) {
       const e = componentEffectors[k];
@@ -112,10 +95,10 @@ export function escapeLock(
       }
     }
     if (sweep + 1 < MIN_SWEEPS) continue;
-    // The caller measures the result again; the residual slots are free once the step is set.
+    // The caller measures the result again; the residuals are free once the step is set.
     measureResiduals(plan, first, last, positions, targets);
-    const after = numbers[RESIDUAL_SUM_SLOT];
-    if (numbers[MAX_RESIDUAL_SLOT] <= numbers[TOLERANCE_SLOT] || !(after < before * (1 - SWEEP_GAIN))) break;
+    const after = residualSum[0];
+    if (maxResidual[0] <= plan.scratch.tolerance[0] || !(after < before * (1 - SWEEP_GAIN))) break;
     before = after;
   }
 }
@@ -134,7 +117,7 @@ export function targetsWithinLength(
 ): boolean {
   const { effectorPath, effectorPathStart, componentEffectors } = plan;
   const boneLength = plan.scratch.boneLength;
-  const tolerance = plan.scratch.numbers[TOLERANCE_SLOT];
+  const tolerance = plan.scratch.tolerance[0];
   const b3 = 3 * plan.componentBase[c];
   for (let k = plan.componentEffectorStart[c]; k < plan.componentEffectorStart[c + 1]; k++) {
     const e = componentEffectors[k];
@@ -152,7 +135,7 @@ export function targetsWithinLength(
 
 /**
  * Turns joint r toward aiming the effector at its target, by {@link OVER_RELAXATION} times that angle (or the
- * plain angle, numbers[RELAXATION_SLOT]) and at most numbers[4] radians; carries r's subtree.
+ * plain angle: escapeRelaxation) and at most escapeStep radians; carries r's subtree.
  */
 function turnToward(
   plan: SolvePlan,
@@ -166,7 +149,7 @@ function turnToward(
 ): void {
   const { activeJoints, limits } = plan;
   const parents = plan.rig.parents;
-  const { temp, currentLocal, localOffset, boneLength, inputLocal, numbers } = plan.scratch;
+  const { currentLocal, localOffset, boneLength, inputLocal, escapeStep, escapeRelaxation } = plan.scratch;
   const r3 = 3 * r,
     r4 = 4 * r;
   temp[V] = positions[3 * effector] - positions[r3];
@@ -183,9 +166,9 @@ function turnToward(
     temp[W + i] /= lw;
   }
   quatFromUnitVectors(temp, R, temp, V, temp, W);
-  const step = numbers[4];
+  const step = escapeStep[0];
   const half = Math.acos(Math.min(1, Math.abs(temp[R + 3])));
-  let angle = 2 * half * numbers[RELAXATION_SLOT];
+  let angle = 2 * half * escapeRelaxation[0];
   if (angle > step) angle = step;
   if (half > 1e-12 && angle !== 2 * half) {
     const s = Math.sin(0.5 * angle) / Math.sin(half);

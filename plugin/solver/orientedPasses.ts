@@ -1,89 +1,31 @@
-import { aimCarriedChains as aimCarriedChainsBinding } from "./carriedChains.js";
-import { projectRotation as projectRotationBinding } from "./jointLimitProjection.js";
-import {
-  LIMIT_FIXED as LIMIT_FIXEDBinding,
-  LIMIT_HINGE as LIMIT_HINGEBinding,
-  LIMIT_ROTATION as LIMIT_ROTATIONBinding,
-  LIMIT_STRETCH as LIMIT_STRETCHBinding,
-} from "./limits.js";
+import { aimCarriedChains } from "./carriedChains.js";
+import { alignToChild, fitToChildren } from "./aimAtChildren.js";
+import { placeHinge, rollForHinge } from "./hingePlane.js";
+import { projectRotation } from "./jointLimitProjection.js";
+import { LIMIT_FIXED, LIMIT_HINGE, LIMIT_ROTATION, LIMIT_STRETCH } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
 import {
-  quatConjugateMultiply as quatConjugateMultiplyBinding,
-  quatFromUnitVectors as quatFromUnitVectorsBinding,
-  quatMultiply as quatMultiplyBinding,
-  quatMultiplyConjugate as quatMultiplyConjugateBinding,
-  quatNormalize as quatNormalizeBinding,
-  quatRotate as quatRotateBinding,
+  quatConjugateMultiply,
+  quatMultiply,
+  quatMultiplyConjugate,
+  quatNormalize,
+  quatRotate,
 } from "./quaternion.js";
-
-// Module-local references to imported bindings: hot loops use these, because test transforms turn every
-// read of an import into a getter call, which dominated profiles.
-const aimCarriedChains = aimCarriedChainsBinding;
-const projectRotation = projectRotationBinding;
-const LIMIT_FIXED = LIMIT_FIXEDBinding;
-const LIMIT_HINGE = LIMIT_HINGEBinding;
-const LIMIT_ROTATION = LIMIT_ROTATIONBinding;
-const LIMIT_STRETCH = LIMIT_STRETCHBinding;
-const quatConjugateMultiply = quatConjugateMultiplyBinding;
-const quatFromUnitVectors = quatFromUnitVectorsBinding;
-const quatMultiply = quatMultiplyBinding;
-const quatMultiplyConjugate = quatMultiplyConjugateBinding;
-const quatNormalize = quatNormalizeBinding;
-const quatRotate = quatRotateBinding;
 
 /*
  * FABRIK passes that carry joint orientations along with positions, used for every component that has
  * joint limits or where branches meet. Each rotating joint is a rigid frame: all its children sit at fixed
  * offsets in it, so a chest turns its neck and both shoulders together, and a limit is always measured in
- * the frame its parent really has. Temporaries live in plan.scratch.temp at these offsets.
+ * the frame its parent really has. A rotating joint's orientation is built in the plan's `candidate` (see
+ * aimAtChildren.ts, hingePlane.ts) before it is held to its limits and written.
  */
-const Q = 0; // candidate orientation
-const V = 4; // vector
-const W = 8; // vector
-const R = 12; // rotation
-const L = 16; // local rotation / Δ
-const ID = 20; // identity quaternion
-// Written by measureStep for the hinge at hand.
-const STEP = 24; // how far its effector's target is from the input pose's effector, in STEP_FRACTIONs of reach
-const MOTION = 25; // that distance
-const TIP = 26; // the effector (-1: none, the chain below the hinge branches)
-const LIMIT = 32; // projectRotation scratch (16)
-const FIT = 48; // rotation-fit sums
 
-/** Lengths below this fraction of the bone they belong to have no direction worth following. */
-const DEGENERATE = 1e-9;
-/** Nearer opposite than this, the inline half-angle arc loses digits: quatFromUnitVectors takes over. */
-const NEAR_OPPOSITE = 1e-6;
-
-/*
- * Temporal coherence near a straight hinge. The plane a hinge bends in is only defined by its bend: as an
- * elbow straightens, a millimetre of target motion swings the plane FABRIK proposes all the way round, and
- * rolling the upper arm to follow it (within its twist limit) turned the shoulder by up to its whole twist
- * range from one frame to the next. So when a solve is a small step (its targets near where the input pose
- * had its effectors, as in a warm start from last frame's answer), the roll toward the proposed plane fades
- * out as the bend vanishes, toward the roll the input pose had, and a path may not swivel its limb by more
- * than its target's motion accounts for; and a nearly straight one-sided hinge is bent in its own plane
- * (placeHinge). A solve whose targets are far from the input (a new reach) rolls exactly as before.
- */
-/** Sine of the bend below which the roll toward the proposed bend plane fades out (about 11.5°). */
-const ROLL_FADE_SIN = 0.2;
-/**
- * A solve may roll a hinge's parent, relative to its input roll, by at most this many times the angle the
- * target's motion subtends at the distance of the tip from the parent's bone.
- */
-const ROLL_PER_STEP = 4;
-/**
- * A target less than this fraction of the chain's reach from where the input pose had its effector makes
- * the solve a step of a continuing motion, in which the hinge keeps its plane; from there on, a new reach.
- */
-const STEP_FRACTION = 0.1;
-/** Sine of the bend below which the forward pass puts a one-sided hinge in its own plane (about 37°). */
-const PLACE_FADE_SIN = 0.6;
-/**
- * Below this sine of the angle between a hinge's axis and the line from its parent to its child, the hinge's
- * plane says little about where the joint goes, and the placement fades out.
- */
-const PLACE_AXIS_SIN = 0.25;
+/** This file's temporaries. */
+const temp = new Float64Array(20);
+const V = 0; // vector
+const L = 4; // local rotation / Δ
+const ID = 8; // identity quaternion
+const LIMIT = 12; // projectRotation scratch (8)
 
 /**
  * Backward reaching: from the fixed base outward, each rotating joint turns so its children point where the
@@ -97,7 +39,7 @@ export function backwardPassOriented(
 ): void {
   const { rotatingJoints, activeChildStart, activeChildren, limits, rig } = plan;
   const parents = rig.parents;
-  const { rotatingIndex, boneLength, localOffset, inputLocal, temp } = plan.scratch;
+  const { rotatingIndex, boneLength, localOffset, inputLocal, candidate } = plan.scratch;
   const onLimit = plan.report.onLimit;
   const flags = plan.scratch.flags;
   // All four: the workspace may hold anything from another plan's solve (see SolveWorkspace).
@@ -113,11 +55,11 @@ export function backwardPassOriented(
       last = activeChildStart[ri + 1];
     if (last - first === 1) {
       const ch = activeChildren[first];
-      alignToChild(plan, r, ch, positions, orientations, temp, Q);
+      alignToChild(plan, r, ch, positions, orientations);
       if (flags[ch] & LIMIT_HINGE && rotatingIndex[ch] >= 0)
-        rollForHinge(plan, c, r, ch, positions, orientations, temp);
+        rollForHinge(plan, c, r, ch, positions, orientations);
     } else {
-      fitToChildren(plan, r, first, last, positions, orientations, temp, Q, false);
+      fitToChildren(plan, r, first, last, positions, orientations, false);
     }
 
     onLimit[r] = 0;
@@ -129,21 +71,21 @@ export function backwardPassOriented(
         quatMultiply(orientations, r4, parentArray, po, inputLocal, r4);
       } else {
         // Δ = rest⁻¹ · parent⁻¹ · candidate, projected, then back to model space.
-        quatConjugateMultiply(temp, L, parentArray, po, temp, Q);
+        quatConjugateMultiply(temp, L, parentArray, po, candidate, 0);
         quatConjugateMultiply(temp, L, limits.restLocal, r4, temp, L);
         if (projectRotation(limits, r, temp, L, temp, LIMIT)) {
           onLimit[r] = temp[LIMIT + 7];
           quatMultiply(temp, L, limits.restLocal, r4, temp, L);
           quatMultiply(orientations, r4, parentArray, po, temp, L);
         } else {
-          for (let i = 0; i < 4; i++) orientations[r4 + i] = temp[Q + i];
+          for (let i = 0; i < 4; i++) orientations[r4 + i] = candidate[i];
         }
       }
     } else {
-      orientations[r4] = temp[Q];
-      orientations[r4 + 1] = temp[Q + 1];
-      orientations[r4 + 2] = temp[Q + 2];
-      orientations[r4 + 3] = temp[Q + 3];
+      orientations[r4] = candidate[0];
+      orientations[r4 + 1] = candidate[1];
+      orientations[r4 + 2] = candidate[2];
+      orientations[r4 + 3] = candidate[3];
     }
     quatNormalize(orientations, r4);
 
@@ -185,7 +127,8 @@ export function forwardPassOriented(
   targets: Float64Array,
 ): void {
   const { activeJoints, activeChildStart, activeChildren, limits, effectorWeights } = plan;
-  const { rotatingIndex, effectorOf, branchWeight, boneLength, localOffset, inputLocal, temp } = plan.scratch;
+  const { rotatingIndex, effectorOf, branchWeight, boneLength, localOffset, inputLocal, candidate, fitted } =
+    plan.scratch;
   const flags = plan.scratch.flags;
   const start = plan.componentStart[c];
   if (plan.scratch.carriedBases.length > 0) aimCarriedChains(plan, c, positions, targets);
@@ -210,24 +153,24 @@ export function forwardPassOriented(
         c4 = 4 * ch;
       if ((flags[j] & (LIMIT_HINGE | LIMIT_FIXED)) === LIMIT_HINGE)
         placeHinge(plan, c, j, ch, positions, orientations);
-      alignToChild(plan, j, ch, positions, orientations, temp, Q);
+      alignToChild(plan, j, ch, positions, orientations);
       if (rotatingIndex[ch] >= 0 && flags[ch] & LIMIT_ROTATION) {
         // The child's limit, enforced from this side: keep the child's frame, turn this one.
         if (flags[ch] & LIMIT_FIXED) {
-          quatMultiplyConjugate(temp, Q, orientations, c4, inputLocal, c4);
+          quatMultiplyConjugate(candidate, 0, orientations, c4, inputLocal, c4);
         } else {
-          quatConjugateMultiply(temp, L, temp, Q, orientations, c4);
+          quatConjugateMultiply(temp, L, candidate, 0, orientations, c4);
           quatConjugateMultiply(temp, L, limits.restLocal, c4, temp, L);
           if (projectRotation(limits, ch, temp, L, temp, LIMIT)) {
             quatMultiply(temp, L, limits.restLocal, c4, temp, L);
-            quatMultiplyConjugate(temp, Q, orientations, c4, temp, L);
+            quatMultiplyConjugate(candidate, 0, orientations, c4, temp, L);
           }
         }
       }
-      orientations[j4] = temp[Q];
-      orientations[j4 + 1] = temp[Q + 1];
-      orientations[j4 + 2] = temp[Q + 2];
-      orientations[j4 + 3] = temp[Q + 3];
+      orientations[j4] = candidate[0];
+      orientations[j4 + 1] = candidate[1];
+      orientations[j4 + 2] = candidate[2];
+      orientations[j4 + 3] = candidate[3];
       quatNormalize(orientations, j4);
       let len = boneLength[ch];
       if (flags[ch] & LIMIT_STRETCH) {
@@ -245,14 +188,14 @@ export function forwardPassOriented(
       py = positions[c3 + 1] - len * temp[V + 1];
       pz = positions[c3 + 2] - len * temp[V + 2];
     } else {
-      fitToChildren(plan, j, first, last, positions, orientations, temp, Q, true);
-      orientations[j4] = temp[Q];
-      orientations[j4 + 1] = temp[Q + 1];
-      orientations[j4 + 2] = temp[Q + 2];
-      orientations[j4 + 3] = temp[Q + 3];
-      px = temp[FIT];
-      py = temp[FIT + 1];
-      pz = temp[FIT + 2];
+      fitToChildren(plan, j, first, last, positions, orientations, true);
+      orientations[j4] = candidate[0];
+      orientations[j4 + 1] = candidate[1];
+      orientations[j4 + 2] = candidate[2];
+      orientations[j4 + 3] = candidate[3];
+      px = fitted[0];
+      py = fitted[1];
+      pz = fitted[2];
     }
     if (e >= 0) {
       // An effector with active children: blend its own target with where its branches put it.
@@ -266,520 +209,5 @@ export function forwardPassOriented(
     positions[j3] = px;
     positions[j3 + 1] = py;
     positions[j3 + 2] = pz;
-  }
-}
-
-/**
- * A hinge below `r` can only bend in the plane its axis allows, so the shortest-arc turn of r may leave that
- * plane facing away from where the hinge's own child needs to go, with the hinge pinned on a limit (an elbow
- * that would have to bend backward). Roll r's candidate orientation (temp[Q..]) about its bone so the hinge
- * axis is perpendicular to both bones, choosing of the two such rolls the one whose bend angle lies in the
- * hinge's range (or nearer to it). r's own twist limit is applied afterwards and may take some roll back.
- *
- * That plane is only as well defined as the bend: in a small step, the roll fades as the bend vanishes toward
- * the one that gives the hinge the axis it had in the input pose, and in a path it stays within what the
- * target's motion accounts for (see ROLL_FADE_SIN, ROLL_PER_STEP).
- */
-function rollForHinge(
-  plan: SolvePlan,
-  c: number,
-  r: number,
-  ch: number,
-  positions: Float64Array,
-  orientations: Float64Array,
-  temp: Float64Array,
-): void {
-  const { activeChildStart, activeChildren, limits } = plan;
-  const ri = plan.scratch.rotatingIndex[ch];
-  if (activeChildStart[ri + 1] - activeChildStart[ri] !== 1) return;
-  const gc = activeChildren[activeChildStart[ri]];
-  const r3 = 3 * r,
-    c3 = 3 * ch,
-    g3 = 3 * gc,
-    c4 = 4 * ch;
-  // d1: r's bone (already aligned); d2: where the hinge's child bone should point.
-  let ax = positions[c3] - positions[r3],
-    ay = positions[c3 + 1] - positions[r3 + 1],
-    az = positions[c3 + 2] - positions[r3 + 2];
-  let bx = positions[g3] - positions[c3],
-    by = positions[g3 + 1] - positions[c3 + 1],
-    bz = positions[g3 + 2] - positions[c3 + 2];
-  const al = Math.sqrt(ax * ax + ay * ay + az * az),
-    bl = Math.sqrt(bx * bx + by * by + bz * bz);
-  const { boneLength } = plan.scratch;
-  if (!(al > DEGENERATE * boneLength[ch]) || !(bl > DEGENERATE * boneLength[gc])) return;
-  ax /= al;
-  ay /= al;
-  az /= al;
-  bx /= bl;
-  by /= bl;
-  bz /= bl;
-  let nx = ay * bz - az * by,
-    ny = az * bx - ax * bz,
-    nz = ax * by - ay * bx;
-  // |n| is the sine of the bend: how far the proposed plane can be trusted.
-  const nl = Math.sqrt(nx * nx + ny * ny + nz * nz);
-  // The hinge axis and the hinge child's zero-angle direction under the candidate: Q · restLocal(ch) · v.
-  quatMultiply(temp, L, temp, Q, limits.restLocal, c4);
-  quatRotate(temp, V, temp, L, limits.hingeAxis, c3);
-  quatRotate(temp, W, temp, L, limits.boneAxis, c3);
-  const hd = temp[V] * ax + temp[V + 1] * ay + temp[V + 2] * az;
-  let hx = temp[V] - hd * ax,
-    hy = temp[V + 1] - hd * ay,
-    hz = temp[V + 2] - hd * az;
-  const hl = Math.sqrt(hx * hx + hy * hy + hz * hz);
-  if (hl < 1e-6) return; // the hinge turns about r's bone: rolling cannot help
-  hx /= hl;
-  hy /= hl;
-  hz /= hl;
-  let bestRoll = 0;
-  if (nl >= 1e-6) {
-    // (In line, any roll serves the proposal: only the input's roll counts then, see `trust`.)
-    nx /= nl;
-    ny /= nl;
-    nz /= nl;
-    const min = limits.hinge[2 * ch],
-      max = limits.hinge[2 * ch + 1];
-    let bestMiss = Infinity;
-    for (let side = -1; side <= 1; side += 2) {
-      // Roll about d1 taking h onto side·n.
-      const tx = side * nx,
-        ty = side * ny,
-        tz = side * nz;
-      const roll = Math.atan2(
-        ax * (hy * tz - hz * ty) + ay * (hz * tx - hx * tz) + az * (hx * ty - hy * tx),
-        hx * tx + hy * ty + hz * tz,
-      );
-      // The zero-angle child direction rolled the same way (Rodrigues about d1), then the bend about side·n.
-      const cs = Math.cos(roll),
-        sn = Math.sin(roll);
-      const w0 = temp[W],
-        w1 = temp[W + 1],
-        w2 = temp[W + 2];
-      const dot = ax * w0 + ay * w1 + az * w2;
-      const zx = w0 * cs + (ay * w2 - az * w1) * sn + ax * dot * (1 - cs),
-        zy = w1 * cs + (az * w0 - ax * w2) * sn + ay * dot * (1 - cs),
-        zz = w2 * cs + (ax * w1 - ay * w0) * sn + az * dot * (1 - cs);
-      const bend = Math.atan2(
-        tx * (zy * bz - zz * by) + ty * (zz * bx - zx * bz) + tz * (zx * by - zy * bx),
-        zx * bx + zy * by + zz * bz,
-      );
-      const miss = bend < min ? min - bend : bend > max ? bend - max : 0;
-      if (miss < bestMiss - 1e-12 || (miss <= bestMiss + 1e-12 && Math.abs(roll) < Math.abs(bestRoll))) {
-        bestMiss = miss;
-        bestRoll = roll;
-      }
-    }
-  }
-
-  // The weight of the proposed roll against the input's: 1 once the bend is clear or the solve is no small
-  // step (the input's roll means nothing to a new reach), fading smoothly to 0 as both vanish.
-  let trust = nl / ROLL_FADE_SIN;
-  trust = trust >= 1 ? 1 : trust * trust * (3 - 2 * trust);
-  measureStep(plan, c, ch, positions, temp);
-  let step = temp[STEP];
-  step = step >= 1 ? 1 : step * step * (3 - 2 * step);
-  trust = 1 - (1 - trust) * (1 - step);
-  // How far the swivel may move from the input's in a small step: a target that moved by m, seen from r's
-  // bone at the distance of the tip, subtends about m / lever.
-  let cap = Infinity;
-  if (temp[TIP] >= 0 && temp[STEP] < 1) {
-    // Before the tip is placed in this pass, positions hold it at its target.
-    const t3 = 3 * temp[TIP];
-    const lx = positions[t3] - positions[c3],
-      ly = positions[t3 + 1] - positions[c3 + 1],
-      lz = positions[t3 + 2] - positions[c3 + 2];
-    const ux = ly * az - lz * ay,
-      uy = lz * ax - lx * az,
-      uz = lx * ay - ly * ax;
-    const lever = Math.sqrt(ux * ux + uy * uy + uz * uz);
-    if (lever > DEGENERATE * plan.scratch.boneLength[ch]) cap = (ROLL_PER_STEP * temp[MOTION]) / lever;
-  }
-  if (trust < 1 || cap < Math.PI) {
-    // The input's roll: r's input local under its parent as it is now, whose hinge axis, across d1, lies
-    // at `anchor` from the candidate's.
-    const p = plan.rig.parents[r];
-    const inputLocal = plan.scratch.inputLocal;
-    if (p >= 0) quatMultiply(temp, L, orientations, 4 * p, inputLocal, 4 * r);
-    else for (let i = 0; i < 4; i++) temp[L + i] = inputLocal[4 * r + i];
-    quatMultiply(temp, L, temp, L, limits.restLocal, c4);
-    quatRotate(temp, V, temp, L, limits.hingeAxis, c3);
-    const gd = temp[V] * ax + temp[V + 1] * ay + temp[V + 2] * az;
-    const gx = temp[V] - gd * ax,
-      gy = temp[V + 1] - gd * ay,
-      gz = temp[V + 2] - gd * az;
-    let anchor = 0;
-    if (gx * gx + gy * gy + gz * gz > 1e-12)
-      anchor = Math.atan2(
-        ax * (hy * gz - hz * gy) + ay * (hz * gx - hx * gz) + az * (hx * gy - hy * gx),
-        hx * gx + hy * gy + hz * gz,
-      );
-    // From the input's roll toward the proposed one, the shorter way round, weighted and bounded.
-    let d = bestRoll - anchor;
-    d = d > Math.PI ? d - 2 * Math.PI : d < -Math.PI ? d + 2 * Math.PI : d;
-    d *= trust;
-    d = d > cap ? cap : d < -cap ? -cap : d;
-    bestRoll = anchor + d;
-  }
-  if (bestRoll === 0) return;
-  const s = Math.sin(0.5 * bestRoll);
-  temp[R] = ax * s;
-  temp[R + 1] = ay * s;
-  temp[R + 2] = az * s;
-  temp[R + 3] = Math.cos(0.5 * bestRoll);
-  quatMultiply(temp, Q, temp, R, temp, Q);
-}
-
-/**
- * For the chain from joint `j` down to its effector (while it does not branch): temp[TIP] = that effector,
- * temp[MOTION] = how far its target is from where the input pose had it, seen from j's parent (the joint
- * whose turn is at stake) and leaving out what lies beyond the reach of the chain below it; temp[STEP] = that
- * distance in STEP_FRACTIONs of that reach: below 1 the solve is a step of a continuing motion (a warm start),
- * from 1 on a new reach. Both passes call it while the effector still sits where the forward pass put it (its
- * target). Input positions are the base (which does not move within a component) plus each bone on the
- * effector's path at its input length and direction. A branching chain has no one target to follow: a new
- * reach (temp[TIP] = -1).
- */
-function measureStep(
-  plan: SolvePlan,
-  c: number,
-  j: number,
-  positions: Float64Array,
-  temp: Float64Array,
-): void {
-  const { activeChildStart, activeChildren, effectorPath, effectorPathStart } = plan;
-  const { rotatingIndex, effectorOf, boneLength, inputDirection } = plan.scratch;
-  temp[STEP] = 1;
-  temp[MOTION] = Infinity;
-  temp[TIP] = -1;
-  let tip = j;
-  while (effectorOf[tip] < 0) {
-    const ri = rotatingIndex[tip];
-    if (ri < 0 || activeChildStart[ri + 1] - activeChildStart[ri] !== 1) return;
-    tip = activeChildren[activeChildStart[ri]];
-  }
-  const e = effectorOf[tip];
-  const pivot = plan.rig.parents[j];
-  const b3 = 3 * plan.componentBase[c];
-  // The input pose's pivot (px..) and tip (x..), relative to the base; the reach below the pivot.
-  let px = 0,
-    py = 0,
-    pz = 0,
-    x = 0,
-    y = 0,
-    z = 0,
-    reach = 0;
-  for (let i = effectorPathStart[e]; i < effectorPathStart[e + 1]; i++) {
-    const k = effectorPath[i];
-    const len = boneLength[k];
-    x += len * inputDirection[3 * k];
-    y += len * inputDirection[3 * k + 1];
-    z += len * inputDirection[3 * k + 2];
-    reach += len;
-    if (k === pivot) {
-      px = x;
-      py = y;
-      pz = z;
-      reach = 0;
-    }
-  }
-  if (!(reach > 0)) return;
-  x -= px;
-  y -= py;
-  z -= pz;
-  // A target out of reach counts where the chain can go toward it: brought onto the reach sphere, so an
-  // arm held out toward it is one step from it, however far beyond it lies.
-  const t3 = 3 * tip;
-  let tx = positions[t3] - positions[b3] - px,
-    ty = positions[t3 + 1] - positions[b3 + 1] - py,
-    tz = positions[t3 + 2] - positions[b3 + 2] - pz;
-  const distance = Math.sqrt(tx * tx + ty * ty + tz * tz);
-  if (distance > reach) {
-    const s = reach / distance;
-    tx *= s;
-    ty *= s;
-    tz *= s;
-  }
-  x -= tx;
-  y -= ty;
-  z -= tz;
-  const motion = Math.sqrt(x * x + y * y + z * z);
-  temp[TIP] = tip;
-  temp[MOTION] = motion;
-  temp[STEP] = motion / (STEP_FRACTION * reach);
-}
-
-/**
- * Forward pass, before a one-sided hinge `j` is aligned to its child: FABRIK puts j back along the line
- * toward where it was, which near straight creeps (a fraction of a millimetre per iteration, while the
- * short bones at the tip fold instead) and bends in whatever plane the target's last motion suggests, often
- * one the hinge cannot bend in. In a small step (see measureStep) with j nearly straight, move j toward
- * where the law of cosines puts it between its parent (where the last pass left it) and its child, on the
- * side the hinge bends to in the plane its axis has now: the limb straightens and bends at its elbow, in the
- * plane it had. Both conditions fade in smoothly; a new reach or a clearly bent hinge keeps FABRIK's
- * placement, and the roll chooses the plane.
- */
-function placeHinge(
-  plan: SolvePlan,
-  c: number,
-  j: number,
-  ch: number,
-  positions: Float64Array,
-  orientations: Float64Array,
-): void {
-  const limits = plan.limits;
-  const temp = plan.scratch.temp;
-  // A hinge that bends both ways never locks straight: FABRIK's plane is as good as any there.
-  const side = limits.hinge[2 * j] >= 0 ? 1 : limits.hinge[2 * j + 1] <= 0 ? -1 : 0;
-  if (side === 0) return;
-  measureStep(plan, c, j, positions, temp);
-  let step = temp[STEP];
-  if (!(step < 1)) return;
-  const p3 = 3 * plan.rig.parents[j],
-    j3 = 3 * j,
-    c3 = 3 * ch;
-  const { boneLength } = plan.scratch;
-  const a = boneLength[j],
-    b = boneLength[ch];
-  // The bend at j now, as the sine of the angle between its bone and its child's.
-  const ax = positions[j3] - positions[p3],
-    ay = positions[j3 + 1] - positions[p3 + 1],
-    az = positions[j3 + 2] - positions[p3 + 2];
-  const bx = positions[c3] - positions[j3],
-    by = positions[c3 + 1] - positions[j3 + 1],
-    bz = positions[c3 + 2] - positions[j3 + 2];
-  const sx = ay * bz - az * by,
-    sy = az * bx - ax * bz,
-    sz = ax * by - ay * bx;
-  const lengths = (ax * ax + ay * ay + az * az) * (bx * bx + by * by + bz * bz);
-  if (!(lengths > 0) || !(a > 0) || !(b > 0)) return;
-  let bend = Math.sqrt((sx * sx + sy * sy + sz * sz) / lengths) / PLACE_FADE_SIN;
-  if (!(bend < 1)) return;
-  // The line from the base to the child, and the side j goes to: u × axis bends the hinge the positive way.
-  let ux = positions[c3] - positions[p3],
-    uy = positions[c3 + 1] - positions[p3 + 1],
-    uz = positions[c3 + 2] - positions[p3 + 2];
-  const d = Math.sqrt(ux * ux + uy * uy + uz * uz);
-  if (!(d > DEGENERATE * (a + b))) return;
-  ux /= d;
-  uy /= d;
-  uz /= d;
-  quatRotate(temp, V, orientations, 4 * j, limits.hingeAxis, j3);
-  let ex = uy * temp[V + 2] - uz * temp[V + 1],
-    ey = uz * temp[V] - ux * temp[V + 2],
-    ez = ux * temp[V + 1] - uy * temp[V];
-  const el = Math.sqrt(ex * ex + ey * ey + ez * ez);
-  if (!(el > 1e-12)) return;
-  ex *= side / el;
-  ey *= side / el;
-  ez *= side / el;
-  let axis = el / PLACE_AXIS_SIN;
-  axis = axis >= 1 ? 1 : axis * axis * (3 - 2 * axis);
-  step = step * step * (3 - 2 * step);
-  bend = bend * bend * (3 - 2 * bend);
-  const w = (1 - step) * (1 - bend) * axis;
-  const dc = d < Math.abs(a - b) ? Math.abs(a - b) : d > a + b ? a + b : d;
-  const x = (a * a - b * b + dc * dc) / (2 * dc);
-  const h = Math.sqrt(Math.max(0, a * a - x * x));
-  positions[j3] += w * (positions[p3] + x * ux + h * ex - positions[j3]);
-  positions[j3 + 1] += w * (positions[p3 + 1] + x * uy + h * ey - positions[j3 + 1]);
-  positions[j3 + 2] += w * (positions[p3 + 2] + x * uz + h * ez - positions[j3 + 2]);
-}
-
-/**
- * temp[out..] = the orientation of `r` turned by the shortest arc that points child `ch` from r's position
- * toward the child's position. Degenerate directions leave the orientation as it is.
- */
-function alignToChild(
-  plan: SolvePlan,
-  r: number,
-  ch: number,
-  positions: Float64Array,
-  orientations: Float64Array,
-  temp: Float64Array,
-  out: number,
-): void {
-  const r3 = 3 * r,
-    r4 = 4 * r,
-    c3 = 3 * ch;
-  const qx = orientations[r4],
-    qy = orientations[r4 + 1],
-    qz = orientations[r4 + 2],
-    qw = orientations[r4 + 3];
-  temp[out] = qx;
-  temp[out + 1] = qy;
-  temp[out + 2] = qz;
-  temp[out + 3] = qw;
-  const len = plan.scratch.boneLength[ch];
-  if (len <= 0) return;
-  let nx = positions[c3] - positions[r3],
-    ny = positions[c3 + 1] - positions[r3 + 1],
-    nz = positions[c3 + 2] - positions[r3 + 2];
-  const d = Math.sqrt(nx * nx + ny * ny + nz * nz);
-  if (!(d > DEGENERATE * len)) return;
-  nx /= d;
-  ny /= d;
-  nz /= d;
-  // Inline from here on (this runs for every joint in both passes): v = q · offset, the child's current
-  // direction; the shortest arc v -> n; out = arc · q.
-  const localOffset = plan.scratch.localOffset;
-  const ox = localOffset[c3],
-    oy = localOffset[c3 + 1],
-    oz = localOffset[c3 + 2];
-  const tx = 2 * (qy * oz - qz * oy),
-    ty = 2 * (qz * ox - qx * oz),
-    tz = 2 * (qx * oy - qy * ox);
-  const vx = ox + qw * tx + (qy * tz - qz * ty),
-    vy = oy + qw * ty + (qz * tx - qx * tz),
-    vz = oz + qw * tz + (qx * ty - qy * tx);
-  const dot = vx * nx + vy * ny + vz * nz;
-  if (dot < -1 + NEAR_OPPOSITE) {
-    // (Nearly) reversed: the general helper keeps the axis perpendicular and every digit of the angle.
-    temp[V] = vx;
-    temp[V + 1] = vy;
-    temp[V + 2] = vz;
-    temp[W] = nx;
-    temp[W + 1] = ny;
-    temp[W + 2] = nz;
-    quatFromUnitVectors(temp, R, temp, V, temp, W);
-    quatMultiply(temp, out, temp, R, temp, out);
-    return;
-  }
-  let ax = vy * nz - vz * ny,
-    ay = vz * nx - vx * nz,
-    az = vx * ny - vy * nx,
-    aw = 1 + dot;
-  const al = Math.sqrt(ax * ax + ay * ay + az * az + aw * aw);
-  ax /= al;
-  ay /= al;
-  az /= al;
-  aw /= al;
-  temp[out] = aw * qx + ax * qw + ay * qz - az * qy;
-  temp[out + 1] = aw * qy - ax * qz + ay * qw + az * qx;
-  temp[out + 2] = aw * qz + ax * qy - ay * qx + az * qw;
-  temp[out + 3] = aw * qw - ax * qx - ay * qy - az * qz;
-}
-
-/**
- * temp[out..] = the rotation of `r` that best carries its children's offsets onto their positions
- * (weighted by branch), found by Müller et al.'s iterative rotation extraction warm-started from the current
- * orientation. With `free`, r's position is free too: the fit is of centred offsets, and temp[FIT..FIT+2]
- * receives r's fitted position, the weighted centroid of what each branch proposes.
- */
-function fitToChildren(
-  plan: SolvePlan,
-  r: number,
-  first: number,
-  last: number,
-  positions: Float64Array,
-  orientations: Float64Array,
-  temp: Float64Array,
-  out: number,
-  free: boolean,
-): void {
-  const { activeChildren } = plan;
-  const { branchWeight, boneLength, localOffset, carriedBelow, carriedWeight, carriedOffset, carriedGoal } =
-    plan.scratch;
-  const r3 = 3 * r,
-    r4 = 4 * r;
-  temp[out] = orientations[r4];
-  temp[out + 1] = orientations[r4 + 1];
-  temp[out + 2] = orientations[r4 + 2];
-  temp[out + 3] = orientations[r4 + 3];
-
-  // Centroids: of the children's positions (model) and of their offsets (r's frame).
-  let cx = positions[r3],
-    cy = positions[r3 + 1],
-    cz = positions[r3 + 2];
-  let ox = 0,
-    oy = 0,
-    oz = 0;
-  if (free) {
-    let sw = 0;
-    cx = cy = cz = 0;
-    for (let k = first; k < last; k++) {
-      const ch = activeChildren[k];
-      // A carried chain's run counts by its base: where it asks to be, as firmly as it asks.
-      const b = carriedBelow[ch];
-      const w = b >= 0 ? carriedWeight[b] : branchWeight[ch];
-      const pa = b >= 0 ? carriedGoal : positions,
-        p3 = b >= 0 ? 3 * b : 3 * ch;
-      const oa = b >= 0 ? carriedOffset : localOffset,
-        o3 = b >= 0 ? 3 * b : 3 * ch,
-        len = b >= 0 ? 1 : boneLength[ch];
-      cx += w * pa[p3];
-      cy += w * pa[p3 + 1];
-      cz += w * pa[p3 + 2];
-      ox += w * len * oa[o3];
-      oy += w * len * oa[o3 + 1];
-      oz += w * len * oa[o3 + 2];
-      sw += w;
-    }
-    if (!(sw > 0)) {
-      // No branch asks anything of this joint: it stays as it is.
-      temp[FIT] = positions[r3];
-      temp[FIT + 1] = positions[r3 + 1];
-      temp[FIT + 2] = positions[r3 + 2];
-      return;
-    }
-    cx /= sw;
-    cy /= sw;
-    cz /= sw;
-    ox /= sw;
-    oy /= sw;
-    oz /= sw;
-  }
-
-  // Warm-started every pass, so a few steps a call suffice: the fit converges across passes.
-  for (let iteration = 0; iteration < 4; iteration++) {
-    let wx = 0,
-      wy = 0,
-      wz = 0,
-      dot = 0;
-    for (let k = first; k < last; k++) {
-      const ch = activeChildren[k];
-      const b = carriedBelow[ch];
-      const w = b >= 0 ? carriedWeight[b] : branchWeight[ch];
-      if (!(w > 0)) continue;
-      const pa = b >= 0 ? carriedGoal : positions,
-        p3 = b >= 0 ? 3 * b : 3 * ch;
-      const oa = b >= 0 ? carriedOffset : localOffset,
-        o3 = b >= 0 ? 3 * b : 3 * ch,
-        len = b >= 0 ? 1 : boneLength[ch];
-      temp[W] = len * oa[o3] - ox;
-      temp[W + 1] = len * oa[o3 + 1] - oy;
-      temp[W + 2] = len * oa[o3 + 2] - oz;
-      quatRotate(temp, V, temp, out, temp, W);
-      const dx = pa[p3] - cx,
-        dy = pa[p3 + 1] - cy,
-        dz = pa[p3 + 2] - cz;
-      wx += w * (temp[V + 1] * dz - temp[V + 2] * dy);
-      wy += w * (temp[V + 2] * dx - temp[V] * dz);
-      wz += w * (temp[V] * dy - temp[V + 1] * dx);
-      dot += w * (temp[V] * dx + temp[V + 1] * dy + temp[V + 2] * dz);
-    }
-    const scale = 1 / (Math.abs(dot) + 1e-9);
-    wx *= scale;
-    wy *= scale;
-    wz *= scale;
-    const angle = Math.sqrt(wx * wx + wy * wy + wz * wz);
-    if (!(angle > 1e-10)) break;
-    const s = Math.sin(0.5 * angle) / angle;
-    temp[R] = wx * s;
-    temp[R + 1] = wy * s;
-    temp[R + 2] = wz * s;
-    temp[R + 3] = Math.cos(0.5 * angle);
-    quatMultiply(temp, out, temp, R, temp, out);
-    quatNormalize(temp, out);
-  }
-
-  if (free) {
-    temp[W] = ox;
-    temp[W + 1] = oy;
-    temp[W + 2] = oz;
-    quatRotate(temp, V, temp, out, temp, W);
-    temp[FIT] = cx - temp[V];
-    temp[FIT + 1] = cy - temp[V + 1];
-    temp[FIT + 2] = cz - temp[V + 2];
   }
 }

@@ -1,7 +1,9 @@
 import { FabrikError, describeJoint } from "./errors.js";
 import { createJointLimits, type JointLimits } from "./limits.js";
-import { joinCarriedChains } from "./carriedChains.js";
 import { packTypedArrays } from "./packArrays.js";
+import { compileEffectors } from "./planEffectors.js";
+import { compileLayout } from "./planLayout.js";
+import { LAYOUT_FIELDS, sameLayout, type LayoutScratchKey } from "./planSharing.js";
 import { findJoint, type Rig } from "./rig.js";
 import { checkWorkspace, createSolveWorkspace, type SolveWorkspace } from "./workspace.js";
 
@@ -174,13 +176,9 @@ export interface PlanScratch extends SolveWorkspace {
   readonly componentOriented: Uint8Array;
 }
 
-type LayoutScratchKey =
-  "effectorOf" | "movable" | "rotatingIndex" | "held" | "carriedTip" | "carriedBelow" | "carriedBases";
-
 /** Compiles the plan for a set of effectors. Throws a {@link FabrikError} naming the effector or joint at fault. */
 export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
   const n = rig.jointCount;
-  const { parents, names } = rig;
   if (options == null || !Array.isArray(options.effectors)) {
     throw new FabrikError("plan: `effectors` must be an array", undefined, "effectors");
   }
@@ -209,220 +207,11 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
     );
   }
 
-  const m = options.effectors.length;
-  const effectorJoints = new Int32Array(m);
-  const chainLengths = new Int32Array(m);
-  const effectorWeights = new Float64Array(m);
-  const effectorHasPole = new Uint8Array(m);
-  const effectorOf = new Int32Array(n).fill(-1);
-  const movable = new Uint8Array(n);
-
-  for (let e = 0; e < m; e++) {
-    const spec = options.effectors[e];
-    if (spec == null || typeof spec !== "object") {
-      throw new FabrikError(
-        `effector ${e}: must be an object { joint, chainLength?, weight?, pole? }`,
-        undefined,
-        "effectors",
-      );
-    }
-    const j = findJoint(rig, spec.joint, `effector ${e}`);
-    const who = `effector ${e} (${describeJoint(j, names)})`;
-    if (effectorOf[j] >= 0)
-      throw new FabrikError(`${who}: the joint is already effector ${effectorOf[j]}`, j, "joint");
-    if (pinned[j])
-      throw new FabrikError(`${who}: the joint is pinned, so it cannot move toward a target`, j, "joint");
-    if (parents[j] < 0) throw new FabrikError(`${who}: the joint is a root, which never moves`, j, "joint");
-
-    const requested = spec.chainLength ?? Infinity;
-    if (requested !== Infinity && (!Number.isInteger(requested) || requested < 1)) {
-      throw new FabrikError(
-        `${who}: chainLength must be a whole number >= 1, got ${String(requested)}`,
-        j,
-        "chainLength",
-      );
-    }
-    const weight = spec.weight ?? 1;
-    if (typeof weight !== "number" || !Number.isFinite(weight) || weight <= 0) {
-      throw new FabrikError(`${who}: weight must be a finite number > 0, got ${String(weight)}`, j, "weight");
-    }
-    if (spec.pole !== undefined && typeof spec.pole !== "boolean") {
-      throw new FabrikError(`${who}: pole must be true or false`, j, "pole");
-    }
-
-    // Walk up one bone at a time; the joint where the walk stops is this chain's fixed base.
-    let joint = j;
-    let bones = 0;
-    while (bones < requested && parents[joint] >= 0 && !pinned[joint]) {
-      movable[joint] = 1;
-      bones++;
-      joint = parents[joint];
-    }
-    effectorJoints[e] = j;
-    chainLengths[e] = bones;
-    effectorWeights[e] = weight;
-    effectorHasPole[e] = spec.pole ? 1 : 0;
-    effectorOf[j] = e;
-  }
-
-  const carried = joinCarriedChains(parents, movable, pinned, effectorOf);
-  const { held, carriedTip } = carried;
-  const movableChildren = new Int32Array(n);
-  for (let j = 0; j < n; j++) if (movable[j]) movableChildren[parents[j]]++;
-
-  // A pinned joint under a joint that moves or turns (every chain turns its base) would be carried along,
-  // so it could not stay put; refuse it instead of silently breaking the pin.
-  for (let p = 0; p < n; p++) {
-    if (!pinned[p]) continue;
-    for (let a = parents[p]; a >= 0; a = parents[a]) {
-      if (movable[a] || movableChildren[a] > 0) {
-        throw new FabrikError(
-          `pinned: ${describeJoint(p, names)} lies below ${describeJoint(a, names)}, which an effector ` +
-            `${movable[a] ? "moves" : "turns"}; shorten that effector's chainLength or pin an ancestor instead`,
-          p,
-          "pinned",
-        );
-      }
-    }
-  }
-
-  const isMovable = (j: number) => j >= 0 && movable[j] === 1;
-
-  // Components: one per base (a fixed joint with movable children), since a base's rotation is shared by
-  // every chain hanging from it. Each is laid out in depth-first preorder: contiguous and parents first.
-  let activeCount = 0;
-  for (let j = 0; j < n; j++) activeCount += movable[j];
-  const activeJoints = new Int32Array(activeCount);
-  const componentStartList: number[] = [];
-  const componentBaseList: number[] = [];
-  const stack: number[] = [];
-  let cursor = 0;
-  for (let b = 0; b < n; b++) {
-    if (movable[b] || movableChildren[b] === 0) continue;
-    componentStartList.push(cursor);
-    componentBaseList.push(b);
-    for (let c = rig.childStart[b + 1] - 1; c >= rig.childStart[b]; c--)
-      if (movable[rig.children[c]]) stack.push(rig.children[c]);
-    while (stack.length > 0) {
-      const k = stack.pop()!;
-      activeJoints[cursor++] = k;
-      for (let c = rig.childStart[k + 1] - 1; c >= rig.childStart[k]; c--)
-        if (movable[rig.children[c]]) stack.push(rig.children[c]);
-    }
-  }
-  componentStartList.push(cursor);
-  const componentCount = componentBaseList.length;
-  const componentStart = Int32Array.from(componentStartList);
-  const componentBase = Int32Array.from(componentBaseList);
-
-  const componentOf = new Int32Array(n).fill(-1);
-  for (let c = 0; c < componentCount; c++) {
-    componentOf[componentBase[c]] = c;
-    for (let k = componentStart[c]; k < componentStart[c + 1]; k++) componentOf[activeJoints[k]] = c;
-  }
-
-  const componentEffectorStart = new Int32Array(componentCount + 1);
-  for (let e = 0; e < m; e++) componentEffectorStart[componentOf[effectorJoints[e]] + 1]++;
-  for (let c = 0; c < componentCount; c++) componentEffectorStart[c + 1] += componentEffectorStart[c];
-  const componentEffectors = new Int32Array(m);
-  const effectorFill = componentEffectorStart.slice(0, componentCount);
-  for (let e = 0; e < m; e++) componentEffectors[effectorFill[componentOf[effectorJoints[e]]]++] = e;
-
-  const componentIsPath = new Uint8Array(componentCount);
-  for (let c = 0; c < componentCount; c++) {
-    const last = activeJoints[componentStart[c + 1] - 1];
-    let path =
-      movableChildren[componentBase[c]] === 1 &&
-      componentEffectorStart[c + 1] - componentEffectorStart[c] === 1 &&
-      effectorOf[last] >= 0;
-    for (let k = componentStart[c]; path && k < componentStart[c + 1]; k++)
-      if (movableChildren[activeJoints[k]] > 1) path = false;
-    componentIsPath[c] = path ? 1 : 0;
-  }
-
-  // Rotating joints: the base, then every movable joint with movable children, parents first.
-  const rotatingStart = new Int32Array(componentCount + 1);
-  const rotatingList: number[] = [];
-  const childStartList: number[] = [0];
-  const childList: number[] = [];
-  const rotatingIndex = new Int32Array(n).fill(-1);
-  const addRotating = (r: number) => {
-    rotatingIndex[r] = rotatingList.length;
-    rotatingList.push(r);
-    for (let k = rig.childStart[r]; k < rig.childStart[r + 1]; k++)
-      if (movable[rig.children[k]]) childList.push(rig.children[k]);
-    childStartList.push(childList.length);
-  };
-  for (let c = 0; c < componentCount; c++) {
-    rotatingStart[c] = rotatingList.length;
-    addRotating(componentBase[c]);
-    for (let k = componentStart[c]; k < componentStart[c + 1]; k++)
-      if (movableChildren[activeJoints[k]] > 0) addRotating(activeJoints[k]);
-  }
-  rotatingStart[componentCount] = rotatingList.length;
-
-  // Passive joints: not movable, but below a base or a movable joint; they follow rigidly. A base can be
-  // passive too, when it hangs below another component: that component moves it, and its own component
-  // then starts from where it was carried.
-  const passiveOf = new Int32Array(n).fill(-1);
-  for (let j = 0; j < n; j++) {
-    const p = parents[j];
-    if (movable[j] || p < 0) continue;
-    if (movable[p] || movableChildren[p] > 0) passiveOf[j] = componentOf[p];
-    else passiveOf[j] = passiveOf[p];
-  }
-  const componentParent = new Int32Array(componentCount);
-  for (let c = 0; c < componentCount; c++) componentParent[c] = passiveOf[componentBase[c]];
-  if (passiveMode === "carriers") {
-    // Keep a passive joint only when a carried base hangs at or below it (a bottom-up sweep marks them).
-    const carries = new Uint8Array(n);
-    for (let c = 0; c < componentCount; c++) if (componentParent[c] >= 0) carries[componentBase[c]] = 1;
-    for (let j = n - 1; j >= 0; j--) if (carries[j] && parents[j] >= 0) carries[parents[j]] = 1;
-    for (let j = 0; j < n; j++) if (!carries[j]) passiveOf[j] = -1;
-  }
-  const passiveStart = new Int32Array(componentCount + 1);
-  for (let j = 0; j < n; j++) if (passiveOf[j] >= 0) passiveStart[passiveOf[j] + 1]++;
-  for (let c = 0; c < componentCount; c++) passiveStart[c + 1] += passiveStart[c];
-  const passiveJoints = new Int32Array(passiveStart[componentCount]);
-  const passiveFill = passiveStart.slice(0, componentCount);
-  for (let j = 0; j < n; j++) if (passiveOf[j] >= 0) passiveJoints[passiveFill[passiveOf[j]]++] = j;
-
-  const effectorPathStart = new Int32Array(m + 1);
-  for (let e = 0; e < m; e++) {
-    let depth = 0;
-    for (let j = effectorJoints[e]; isMovable(j); j = parents[j]) depth++;
-    effectorPathStart[e + 1] = effectorPathStart[e] + depth;
-  }
-  const effectorPath = new Int32Array(effectorPathStart[m]);
-  for (let e = 0; e < m; e++) {
-    let k = effectorPathStart[e + 1] - 1;
-    for (let j = effectorJoints[e]; isMovable(j); j = parents[j]) effectorPath[k--] = j;
-  }
-
-  // Where each effector's own chain starts on its path: just below the last sub-base above it.
-  const effectorChainStart = new Int32Array(m);
-  for (let e = 0; e < m; e++) {
-    let k = effectorPathStart[e];
-    for (let i = effectorPathStart[e]; i < effectorPathStart[e + 1] - 1; i++) {
-      const j = effectorPath[i];
-      if (movableChildren[j] > 1 || effectorOf[j] >= 0 || held[j] || carriedTip[j] >= 0) k = i + 1;
-    }
-    effectorChainStart[e] = k;
-  }
-
-  const activeIndex = new Int32Array(n).fill(-1);
-  for (let k = 0; k < activeCount; k++) activeIndex[activeJoints[k]] = k;
-  const subtreeEnd = new Int32Array(activeCount);
-  for (let k = activeCount - 1; k >= 0; k--) {
-    let end = k + 1;
-    while (end < activeCount && isDescendant(activeJoints[end], activeJoints[k], parents))
-      end = subtreeEnd[end];
-    subtreeEnd[k] = end;
-  }
-
-  const subBaseList: number[] = [];
-  for (let k = 0; k < activeCount; k++)
-    if (movableChildren[activeJoints[k]] > 1) subBaseList.push(activeJoints[k]);
+  const effectors = compileEffectors(rig, options.effectors, pinned);
+  const { effectorJoints, chainLengths, effectorWeights, effectorHasPole, effectorOf, movable } = effectors;
+  const m = effectorJoints.length;
+  const layout = compileLayout(rig, effectors, pinned, passiveMode);
+  const { componentCount, rotatingIndex, carried } = layout;
 
   const plan: SolvePlan = {
     rig,
@@ -433,28 +222,28 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
     effectorWeights,
     effectorHasPole,
     pinned,
-    activeJoints,
-    bases: Int32Array.from(componentBaseList),
-    subBases: Int32Array.from(subBaseList),
-    chains: buildChains(activeJoints, parents, movable, movableChildren, effectorOf),
+    activeJoints: layout.activeJoints,
+    bases: layout.bases,
+    subBases: layout.subBases,
+    chains: layout.chains,
     componentCount,
-    componentStart,
-    componentBase,
-    componentEffectorStart,
-    componentEffectors,
-    componentIsPath,
-    componentParent,
-    rotatingStart,
-    rotatingJoints: Int32Array.from(rotatingList),
-    activeChildStart: Int32Array.from(childStartList),
-    activeChildren: Int32Array.from(childList),
-    passiveStart,
-    passiveJoints,
-    effectorPathStart,
-    effectorPath,
-    effectorChainStart,
-    activeIndex,
-    subtreeEnd,
+    componentStart: layout.componentStart,
+    componentBase: layout.componentBase,
+    componentEffectorStart: layout.componentEffectorStart,
+    componentEffectors: layout.componentEffectors,
+    componentIsPath: layout.componentIsPath,
+    componentParent: layout.componentParent,
+    rotatingStart: layout.rotatingStart,
+    rotatingJoints: layout.rotatingJoints,
+    activeChildStart: layout.activeChildStart,
+    activeChildren: layout.activeChildren,
+    passiveStart: layout.passiveStart,
+    passiveJoints: layout.passiveJoints,
+    effectorPathStart: layout.effectorPathStart,
+    effectorPath: layout.effectorPath,
+    effectorChainStart: layout.effectorChainStart,
+    activeIndex: layout.activeIndex,
+    subtreeEnd: layout.subtreeEnd,
     // Set below, once the plan's own arrays are packed: the workspace's must not be moved into its block.
     scratch: null as unknown as PlanScratch,
     report: {
@@ -499,65 +288,6 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
   };
   updateBranchWeights(plan);
   return plan;
-}
-
-/** The plan's arrays that only its rig, effectors, pins and passive joints decide (see `shareLayoutWith`). */
-const LAYOUT_FIELDS = [
-  "effectorJoints",
-  "chainLengths",
-  "effectorHasPole",
-  "pinned",
-  "activeJoints",
-  "bases",
-  "subBases",
-  "componentStart",
-  "componentBase",
-  "componentEffectorStart",
-  "componentEffectors",
-  "componentIsPath",
-  "componentParent",
-  "rotatingStart",
-  "rotatingJoints",
-  "activeChildStart",
-  "activeChildren",
-  "passiveStart",
-  "passiveJoints",
-  "effectorPathStart",
-  "effectorPath",
-  "effectorChainStart",
-  "activeIndex",
-  "subtreeEnd",
-] as const satisfies readonly (keyof SolvePlan)[];
-
-function sameLayout(
-  plan: SolvePlan,
-  scratch: Pick<PlanScratch, LayoutScratchKey>,
-  other: SolvePlan,
-): boolean {
-  if (plan.effectorCount !== other.effectorCount || plan.componentCount !== other.componentCount)
-    return false;
-  for (const key of LAYOUT_FIELDS) if (!sameNumbers(plan[key], other[key])) return false;
-  if (
-    !sameNumbers(scratch.effectorOf, other.scratch.effectorOf) ||
-    !sameNumbers(scratch.movable, other.scratch.movable) ||
-    !sameNumbers(scratch.rotatingIndex, other.scratch.rotatingIndex) ||
-    !sameNumbers(scratch.held, other.scratch.held) ||
-    !sameNumbers(scratch.carriedBelow, other.scratch.carriedBelow) ||
-    plan.chains.length !== other.chains.length
-  )
-    return false;
-  return plan.chains.every(
-    (chain, k) =>
-      chain.start === other.chains[k].start &&
-      chain.end === other.chains[k].end &&
-      sameNumbers(chain.joints, other.chains[k].joints),
-  );
-}
-
-function sameNumbers(a: Int32Array | Uint8Array, b: Int32Array | Uint8Array): boolean {
-  if (a.constructor !== b.constructor || a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /**
@@ -605,33 +335,4 @@ function updateBranchWeights(plan: SolvePlan): void {
     if (effectorOf[j] >= 0) branchWeight[j] += effectorWeights[effectorOf[j]];
     if (movable[parents[j]]) branchWeight[parents[j]] += branchWeight[j];
   }
-}
-
-function isDescendant(j: number, ancestor: number, parents: Int32Array): boolean {
-  for (let a = parents[j]; a >= 0; a = parents[a]) if (a === ancestor) return true;
-  return false;
-}
-
-function buildChains(
-  activeJoints: Int32Array,
-  parents: Int32Array,
-  movable: Uint8Array,
-  movableChildren: Int32Array,
-  effectorOf: Int32Array,
-): PlanChain[] {
-  // A chain ends at every effector and every sub-base; it starts just below a fixed base or a sub-base.
-  const isEnd = (j: number) => effectorOf[j] >= 0 || movableChildren[j] > 1;
-  const chains: PlanChain[] = [];
-  for (let k = 0; k < activeJoints.length; k++) {
-    const end = activeJoints[k];
-    if (!isEnd(end)) continue;
-    const joints: number[] = [end];
-    let j = parents[end];
-    while (movable[j] && !isEnd(j)) {
-      joints.push(j);
-      j = parents[j];
-    }
-    chains.push({ start: j, end, joints: Int32Array.from(joints.reverse()) });
-  }
-  return chains;
 }

@@ -1,12 +1,8 @@
 import type { SolvePlan } from "./plan.js";
 
-// Local copies: a constant imported from another module is read through a getter under test transforms.
-const MAX_RESIDUAL_SLOT = 1;
-const RESIDUAL_SUM_SLOT = 2;
-
 /**
  * Residuals of the effectors `componentEffectors[from .. to)` into `report.residuals`, their maximum and sum
- * into the scratch numbers.
+ * into the plan's `maxResidual` and `residualSum`.
  */
 export function measureResiduals(
   plan: SolvePlan,
@@ -31,7 +27,6 @@ export function measureResiduals(
     sum += r;
     if (r > max) max = r;
   }
-  const numbers = plan.scratch.numbers;
-  numbers[MAX_RESIDUAL_SLOT] = max;
-  numbers[RESIDUAL_SUM_SLOT] = sum;
+  plan.scratch.maxResidual[0] = max;
+  plan.scratch.residualSum[0] = sum;
 }

@@ -1,30 +1,10 @@
-import {
-  LIMIT_FIXED as LIMIT_FIXEDBinding,
-  LIMIT_HINGE as LIMIT_HINGEBinding,
-  LIMIT_ROTATION as LIMIT_ROTATIONBinding,
-  LIMIT_SWING as LIMIT_SWINGBinding,
-  LIMIT_TWIST as LIMIT_TWISTBinding,
-} from "./limits.js";
-import { clearOnLimit as clearOnLimitBinding } from "./lockEscape.js";
+import { LIMIT_FIXED, LIMIT_HINGE, LIMIT_ROTATION, LIMIT_SWING, LIMIT_TWIST } from "./limits.js";
+import { clearOnLimit } from "./lockEscape.js";
 import type { SolvePlan } from "./plan.js";
-import {
-  quatMultiply as quatMultiplyBinding,
-  quatNormalize as quatNormalizeBinding,
-  quatRotate as quatRotateBinding,
-} from "./quaternion.js";
+import { quatMultiply, quatNormalize, quatRotate } from "./quaternion.js";
 
-// Module-local references to imported bindings (see fabrik.ts).
-const LIMIT_FIXED = LIMIT_FIXEDBinding;
-const LIMIT_HINGE = LIMIT_HINGEBinding;
-const LIMIT_ROTATION = LIMIT_ROTATIONBinding;
-const LIMIT_SWING = LIMIT_SWINGBinding;
-const LIMIT_TWIST = LIMIT_TWISTBinding;
-const clearOnLimit = clearOnLimitBinding;
-const quatMultiply = quatMultiplyBinding;
-const quatNormalize = quatNormalizeBinding;
-const quatRotate = quatRotateBinding;
-
-// plan.scratch.temp slots: a bone direction, the local rotation being built, a swing and a twist.
+// This file's temporaries: a bone direction, the local rotation being built, a swing and a twist.
+const temp = new Float64Array(28);
 const V = 4;
 const L = 16;
 const S = 20;
@@ -48,7 +28,7 @@ export function restartComponent(
 ): void {
   const { activeJoints } = plan;
   const parents = plan.rig.parents;
-  const { temp, localOffset, boneLength, inputLocal, rotatingIndex } = plan.scratch;
+  const { localOffset, boneLength, inputLocal, rotatingIndex } = plan.scratch;
   const b = plan.componentBase[c];
   // Every start is inside every limit.
   clearOnLimit(plan, c);

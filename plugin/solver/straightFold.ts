@@ -1,24 +1,16 @@
-import { bendingPathStart as bendingPathStartBinding } from "./carriedChains.js";
-import { foldAtHinge as foldAtHingeBinding, hingeSide as hingeSideBinding } from "./hingeFold.js";
+import { bendingPathStart } from "./carriedChains.js";
+import { foldAtHinge, hingeSide } from "./hingeFold.js";
 import type { SolvePlan } from "./plan.js";
 
-// Local copies: a constant imported from another module is read through a getter under test transforms.
-const bendingPathStart = bendingPathStartBinding;
-const TOLERANCE_SLOT = 0;
-const foldAtHinge = foldAtHingeBinding;
-const hingeSide = hingeSideBinding;
-
-// plan.scratch.temp slots: the line direction, then what hingeSide writes after it (the side at LINE + 4,
-// the hinge's path index at LINE + 7; its own scratch to LINE + 19); the chain's own bend and the target's
-// side across the line; its length; the fold's distance, direction and side; a restart's swivel.
-const LINE = 0;
-const SIDE = LINE + 4;
-const HINGE_AT = LINE + 7;
-const BEND = 20;
-const AIM = 24;
-const LENGTH = 27;
-const FOLD = 28;
-const SWIVEL = 35;
+/**
+ * This file's temporaries, handed from foldChains and foldSwivelled down to bendPath: the chain's own bend
+ * and the target's side across the line; the chain's length; a restart's swivel.
+ */
+const temp = new Float64Array(8);
+const BEND = 0;
+const AIM = 3;
+const LENGTH = 6;
+const SWIVEL = 7;
 const GOLDEN_ANGLE = Math.PI * (3 - Math.sqrt(5));
 
 /**
@@ -52,7 +44,7 @@ export function foldChains(
   targets: Float64Array,
   always: boolean,
 ): void {
-  plan.scratch.temp[SWIVEL] = 0;
+  temp[SWIVEL] = 0;
   foldEach(plan, c, positions, orientations, targets, always);
 }
 
@@ -70,7 +62,7 @@ export function foldSwivelled(
   targets: Float64Array,
   k: number,
 ): void {
-  plan.scratch.temp[SWIVEL] = k * GOLDEN_ANGLE + 1;
+  temp[SWIVEL] = k * GOLDEN_ANGLE + 1;
   foldEach(plan, c, positions, orientations, targets, true);
 }
 
@@ -82,10 +74,9 @@ function foldEach(
   targets: Float64Array,
   always: boolean,
 ): void {
-  const tolerance = plan.scratch.numbers[TOLERANCE_SLOT];
+  const tolerance = plan.scratch.tolerance[0];
   const { effectorPath, effectorPathStart } = plan;
   const boneLength = plan.scratch.boneLength;
-  const temp = plan.scratch.temp;
   for (let k = plan.componentEffectorStart[c]; k < plan.componentEffectorStart[c + 1]; k++) {
     const e = plan.componentEffectors[k];
     // The path it bends as a whole: from the component's base, or below a carried chain's base.
@@ -170,16 +161,17 @@ function foldEach(
       if (widest > slack * slack) continue;
       if (aside > FAR_FROM_LINE * length && distance < NEAR_FULL * length) continue;
     }
-    temp[LINE] = ux;
-    temp[LINE + 1] = uy;
-    temp[LINE + 2] = uz;
+    const line = plan.scratch.foldLine;
+    line[0] = ux;
+    line[1] = uy;
+    line[2] = uz;
     temp[LENGTH] = length;
     bendPath(plan, c, e, positions, orientations, targets);
   }
 }
 
 /**
- * Bends effector e's path (line direction in temp[LINE..], the joints' summed offsets across it in
+ * Bends effector e's path (line direction in foldLine, the joints' summed offsets across it in
  * temp[BEND..], the target's in temp[AIM..], its length in temp[LENGTH]) into an arc whose bones are chords of
  * one circle, from the base exactly to the target (or as near as its length allows): the passes that follow
  * start from an even fold that already fits, instead of spending many passes folding a straight chain. The side, first found first: where the path's first hinge bends within its range (folding the other
@@ -196,21 +188,20 @@ function bendPath(
   targets: Float64Array,
 ): void {
   const { effectorPath, effectorPathStart } = plan;
-  const temp = plan.scratch.temp;
+  const { foldLine, foldSide } = plan.scratch;
   const length = temp[LENGTH];
-  const ux = temp[LINE],
-    uy = temp[LINE + 1],
-    uz = temp[LINE + 2];
+  const ux = foldLine[0],
+    uy = foldLine[1],
+    uz = foldLine[2];
   const tiny = 1e-9 * length;
   let px: number, py: number, pz: number;
   const bl = Math.sqrt(temp[BEND] ** 2 + temp[BEND + 1] ** 2 + temp[BEND + 2] ** 2);
   const al = Math.sqrt(temp[AIM] ** 2 + temp[AIM + 1] ** 2 + temp[AIM + 2] ** 2);
-  let hinge = -1;
-  if (hingeSide(plan, e, orientations, LINE)) {
-    px = temp[SIDE];
-    py = temp[SIDE + 1];
-    pz = temp[SIDE + 2];
-    hinge = temp[HINGE_AT];
+  const hinge = hingeSide(plan, e, orientations);
+  if (hinge >= 0) {
+    px = foldSide[0];
+    py = foldSide[1];
+    pz = foldSide[2];
   } else if (bl > tiny) {
     px = temp[BEND];
     py = temp[BEND + 1];
@@ -280,14 +271,15 @@ function bendPath(
     by = positions[b3 + 1],
     bz = positions[b3 + 2];
   if (hinge >= 0) {
-    temp[FOLD] = distance;
-    temp[FOLD + 1] = tx;
-    temp[FOLD + 2] = ty;
-    temp[FOLD + 3] = tz;
-    temp[FOLD + 4] = px;
-    temp[FOLD + 5] = py;
-    temp[FOLD + 6] = pz;
-    foldAtHinge(plan, e, hinge, positions, b3, FOLD);
+    const direction = plan.scratch.foldDirection;
+    plan.scratch.foldDistance[0] = distance;
+    direction[0] = tx;
+    direction[1] = ty;
+    direction[2] = tz;
+    foldSide[0] = px;
+    foldSide[1] = py;
+    foldSide[2] = pz;
+    foldAtHinge(plan, e, hinge, positions, b3);
     return;
   }
   // The path's bones as chords of one circle, of curvature k: bone i spans 2 asin(k l_i / 2) of it, and the

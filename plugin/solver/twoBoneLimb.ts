@@ -1,34 +1,15 @@
-import { measureHingeAngle as measureHingeAngleBinding } from "./jointLimitProjection.js";
-import { projectRotation as projectRotationBinding } from "./jointLimitProjection.js";
-import {
-  LIMIT_FIXED as LIMIT_FIXEDBinding,
-  LIMIT_HINGE as LIMIT_HINGEBinding,
-  LIMIT_ROTATION as LIMIT_ROTATIONBinding,
-  LIMIT_STRETCH as LIMIT_STRETCHBinding,
-} from "./limits.js";
+import { measureHingeAngle } from "./jointLimitProjection.js";
+import { projectRotation } from "./jointLimitProjection.js";
+import { LIMIT_FIXED, LIMIT_HINGE, LIMIT_ROTATION, LIMIT_STRETCH } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
 import {
-  quatConjugateMultiply as quatConjugateMultiplyBinding,
-  quatFromUnitVectors as quatFromUnitVectorsBinding,
-  quatMultiply as quatMultiplyBinding,
-  quatNormalize as quatNormalizeBinding,
-  quatRotate as quatRotateBinding,
-  quatRotateInverse as quatRotateInverseBinding,
+  quatConjugateMultiply,
+  quatFromUnitVectors,
+  quatMultiply,
+  quatNormalize,
+  quatRotate,
+  quatRotateInverse,
 } from "./quaternion.js";
-
-// Module-local references to imported bindings (see fabrik.ts).
-const measureHingeAngle = measureHingeAngleBinding;
-const projectRotation = projectRotationBinding;
-const LIMIT_FIXED = LIMIT_FIXEDBinding;
-const LIMIT_HINGE = LIMIT_HINGEBinding;
-const LIMIT_ROTATION = LIMIT_ROTATIONBinding;
-const LIMIT_STRETCH = LIMIT_STRETCHBinding;
-const quatConjugateMultiply = quatConjugateMultiplyBinding;
-const quatFromUnitVectors = quatFromUnitVectorsBinding;
-const quatMultiply = quatMultiplyBinding;
-const quatNormalize = quatNormalizeBinding;
-const quatRotate = quatRotateBinding;
-const quatRotateInverse = quatRotateInverseBinding;
 
 /*
  * A limb of two bones that bends at a hinge (upper arm, elbow, hand; thigh, knee, foot) has a closed-form
@@ -40,7 +21,8 @@ const quatRotateInverse = quatRotateInverseBinding;
  * that one breaks the root's limits, the allowed swivel nearest to it.
  */
 
-// plan.scratch.temp slots.
+// This file's temporaries.
+const temp = new Float64Array(64);
 const PARENT = 0; // the root's parent orientation
 const VEC = 4; // a vector
 const AIM = 8; // unit direction from the root to the target
@@ -55,6 +37,8 @@ const GIVEN = 60; // the root as given, below its parent as it is now
 const LIMIT = 36; // projectRotation scratch (16)
 const FRAME = 52; // the frame the middle joint bends from
 const SAMPLES = 48;
+/** The largest turn (radians) a limit may take off a swivel for it still to count as allowed. */
+const ALLOWANCE = 1e-6;
 
 /**
  * Places effector e's own chain on its target when it is such a limb (the last two bones of its path, the
@@ -85,7 +69,7 @@ export function placeTwoBoneLimb(
   // The root must turn this limb and nothing else.
   const rb = plan.scratch.rotatingIndex[b];
   if (rb < 0 || plan.activeChildStart[rb + 1] - plan.activeChildStart[rb] !== 1) return false;
-  const { boneLength, localOffset, temp, inputLocal, rotatingIndex } = plan.scratch;
+  const { boneLength, localOffset, inputLocal, rotatingIndex } = plan.scratch;
   const lm = boneLength[m],
     lt = boneLength[t];
   if (!(lm > 0) || !(lt > 0) || rotatingIndex[t] >= 0) return false;
@@ -149,13 +133,11 @@ export function placeTwoBoneLimb(
   const C = ox * (hy * wz - hz * wy) + oy * (hz * wx - hx * wz) + oz * (hx * wy - hy * wx);
   const R = Math.sqrt(B * B + C * C);
   if (!(R > 1e-9)) return false; // the hinge turns the lower bone about its own line: no bend to choose
-  // Too far (or too near) for any bend: the bend that comes nearest, straightest (or most folded).
   const cos = ((d * d - lm * lm - lt * lt) / (2 * lm * lt) - A) / R;
   if (cos !== cos) return false;
   const psi = Math.atan2(C, B);
   const spread = Math.acos(cos > 1 ? 1 : cos < -1 ? -1 : cos);
-  // Of the two bends, the nearer to the bend the limb has now (φ = 0 for a joint that is not a hinge),
-  // within the hinge's range.
+  // The bend the limb has now: φ = 0 for a joint that is not a hinge.
   const min = hinged ? limits.hinge[2 * m] : -Math.PI,
     max = hinged ? limits.hinge[2 * m + 1] : Math.PI;
   temp[ANGLE] = 0;
@@ -163,12 +145,37 @@ export function placeTwoBoneLimb(
     quatConjugateMultiply(temp, DELTA, limits.restLocal, m4, inputLocal, m4);
     measureHingeAngle(limits, m, temp, DELTA, temp, ANGLE);
   }
-  let phi = NaN;
-  for (let side = -1; side <= 1; side += 2) {
-    let a = psi + side * spread;
+  // The bends that put the tip at distance d, the straightest and most folded bends, and the ends of the
+  // hinge's range: of those within the range, whichever comes nearest to d, then nearest the bend it has now.
+  // (A straight limb's hinge rests at the end of its range, where rounding alone would refuse the exact bend.)
+  let phi = NaN,
+    best = Infinity;
+  const slack = 1e-9 * (lm + lt) * (lm + lt);
+  for (let k = 0; k < 6; k++) {
+    let a =
+      k === 0
+        ? psi + spread
+        : k === 1
+          ? psi - spread
+          : k === 2
+            ? min
+            : k === 3
+              ? max
+              : k === 4
+                ? psi
+                : psi + Math.PI;
     a = a > Math.PI ? a - 2 * Math.PI : a <= -Math.PI ? a + 2 * Math.PI : a;
-    if (a < min - 1e-12 || a > max + 1e-12) continue;
-    if (phi !== phi || Math.abs(a - temp[ANGLE]) < Math.abs(phi - temp[ANGLE])) phi = a;
+    if (a < min || a > max) continue;
+    const miss = Math.abs(
+      2 * lm * lt * (A + B * Math.cos(a) + C * Math.sin(a) - (d * d - lm * lm - lt * lt) / (2 * lm * lt)),
+    );
+    if (
+      miss < best - slack ||
+      (miss <= best + slack && Math.abs(a - temp[ANGLE]) < Math.abs(phi - temp[ANGLE]))
+    ) {
+      if (miss < best) best = miss;
+      phi = a;
+    }
   }
   if (phi !== phi) return false;
 
@@ -182,7 +189,8 @@ export function placeTwoBoneLimb(
   if (!hinged && flags[m] & LIMIT_ROTATION) {
     // A middle joint limited by swing and twist: the bend must keep them.
     quatConjugateMultiply(temp, DELTA, limits.restLocal, m4, temp, BEND);
-    if (projectRotation(limits, m, temp, DELTA, temp, LIMIT)) return false;
+    if (!keepsLimits(plan, m)) return false;
+    quatMultiply(temp, BEND, limits.restLocal, m4, temp, DELTA);
   }
   quatRotate(temp, VEC, temp, BEND, localOffset, t3);
   temp[VEC] = lm * localOffset[m3] + lt * temp[VEC];
@@ -243,7 +251,6 @@ export function placeTwoBoneLimb(
  * says whether the root's limits hold there.
  */
 function swivelAllowed(plan: SolvePlan, b: number, k: number): boolean {
-  const { temp } = plan.scratch;
   const limits = plan.limits;
   const half = (Math.PI * k) / SAMPLES;
   const s = Math.sin(half);
@@ -253,8 +260,29 @@ function swivelAllowed(plan: SolvePlan, b: number, k: number): boolean {
   temp[SPIN + 3] = Math.cos(half);
   quatMultiply(temp, ROOT, temp, SPIN, temp, ARC);
   if ((plan.scratch.flags[b] & LIMIT_ROTATION) === 0) return true;
-  // Δ = rest⁻¹ · parent⁻¹ · root, unchanged by the projection exactly when it keeps the limits.
+  // Δ = rest⁻¹ · parent⁻¹ · root.
   quatConjugateMultiply(temp, DELTA, temp, PARENT, temp, ROOT);
   quatConjugateMultiply(temp, DELTA, limits.restLocal, 4 * b, temp, DELTA);
-  return !projectRotation(limits, b, temp, DELTA, temp, LIMIT);
+  if (!keepsLimits(plan, b)) return false;
+  quatMultiply(temp, ROOT, temp, PARENT, limits.restLocal, 4 * b);
+  quatMultiply(temp, ROOT, temp, ROOT, temp, DELTA);
+  return true;
+}
+
+/**
+ * Whether joint j's Δ (temp[DELTA..], its rotation from rest) keeps its limits, leaving it projected onto
+ * them. A target taken from a pose on a limit's boundary puts the answer there, on one side or the other by
+ * rounding alone: a projection that turns Δ by less than ALLOWANCE keeps the limits.
+ */
+function keepsLimits(plan: SolvePlan, j: number): boolean {
+  for (let i = 0; i < 4; i++) temp[SPIN + i] = temp[DELTA + i];
+  if (!projectRotation(plan.limits, j, temp, DELTA, temp, LIMIT)) return true;
+  let same = 0,
+    opposite = 0;
+  for (let i = 0; i < 4; i++) {
+    same += (temp[DELTA + i] - temp[SPIN + i]) ** 2;
+    opposite += (temp[DELTA + i] + temp[SPIN + i]) ** 2;
+  }
+  // |Δ' ∓ Δ| is half the angle between them, for small angles.
+  return 4 * Math.min(same, opposite) <= ALLOWANCE * ALLOWANCE;
 }

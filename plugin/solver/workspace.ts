@@ -38,10 +38,34 @@ export interface SolveWorkspace {
   readonly carriedReach: Float64Array;
   readonly carriedGoal: Float64Array;
   readonly carriedWeight: Float64Array;
-  /** Temporaries for quaternion maths. */
-  readonly temp: Float64Array;
-  /** Per-solve numbers (tolerance, residuals...), kept here so they are never boxed on the way to helpers. */
-  readonly numbers: Float64Array;
+  // What the solver's steps hand one another within a solve, one named field each. Numbers travel in
+  // one-element arrays rather than as arguments or return values: a double passed to or returned from a call
+  // V8 does not inline is boxed, which allocates.
+  /** The solve's tolerance (settings.tolerance). */
+  readonly tolerance: Float64Array;
+  /** The largest and the summed residual of the effectors measured last (see residuals.ts). */
+  readonly maxResidual: Float64Array;
+  readonly residualSum: Float64Array;
+  /** Lock escapes in a row that found nothing better: each one doubles the next one's step (lockEscape.ts). */
+  readonly escapeAttempt: Float64Array;
+  /** The current escape's largest turn per joint (radians), and how far it overshoots the aiming turn. */
+  readonly escapeStep: Float64Array;
+  readonly escapeRelaxation: Float64Array;
+  /**
+   * Folding a straight chain (straightFold.ts, hingeFold.ts): the chain's line, the side its first hinge lets
+   * it fold to, then the fold itself: the distance to the target, the unit direction toward it, and the
+   * side across it.
+   */
+  readonly foldLine: Float64Array;
+  readonly foldSide: Float64Array;
+  readonly foldDistance: Float64Array;
+  readonly foldDirection: Float64Array;
+  /**
+   * The oriented passes: a rotating joint's candidate orientation (aimed at its children, rolled for a hinge
+   * below it, then held to its limits), and a branching joint's fitted position.
+   */
+  readonly candidate: Float64Array;
+  readonly fitted: Float64Array;
 }
 
 /** Each array: its type and its length, per joint or fixed. */
@@ -59,8 +83,18 @@ const ARRAYS = {
   carriedReach: [Float64Array, 2, 0],
   carriedGoal: [Float64Array, 3, 0],
   carriedWeight: [Float64Array, 1, 0],
-  temp: [Float64Array, 0, 64],
-  numbers: [Float64Array, 0, 8],
+  tolerance: [Float64Array, 0, 1],
+  maxResidual: [Float64Array, 0, 1],
+  residualSum: [Float64Array, 0, 1],
+  escapeAttempt: [Float64Array, 0, 1],
+  escapeStep: [Float64Array, 0, 1],
+  escapeRelaxation: [Float64Array, 0, 1],
+  foldLine: [Float64Array, 0, 3],
+  foldSide: [Float64Array, 0, 3],
+  foldDistance: [Float64Array, 0, 1],
+  foldDirection: [Float64Array, 0, 3],
+  candidate: [Float64Array, 0, 4],
+  fitted: [Float64Array, 0, 3],
 } as const;
 
 /** A workspace for plans of rigs with `jointCount` joints, its arrays in one block. */
@@ -90,8 +124,18 @@ export function createSolveWorkspace(jointCount: number): SolveWorkspace {
     carriedReach: new Float64Array(length("carriedReach")),
     carriedGoal: new Float64Array(length("carriedGoal")),
     carriedWeight: new Float64Array(length("carriedWeight")),
-    temp: new Float64Array(length("temp")),
-    numbers: new Float64Array(length("numbers")),
+    tolerance: new Float64Array(length("tolerance")),
+    maxResidual: new Float64Array(length("maxResidual")),
+    residualSum: new Float64Array(length("residualSum")),
+    escapeAttempt: new Float64Array(length("escapeAttempt")),
+    escapeStep: new Float64Array(length("escapeStep")),
+    escapeRelaxation: new Float64Array(length("escapeRelaxation")),
+    foldLine: new Float64Array(length("foldLine")),
+    foldSide: new Float64Array(length("foldSide")),
+    foldDistance: new Float64Array(length("foldDistance")),
+    foldDirection: new Float64Array(length("foldDirection")),
+    candidate: new Float64Array(length("candidate")),
+    fitted: new Float64Array(length("fitted")),
   };
   packTypedArrays(workspace);
   return workspace;

@@ -104,7 +104,10 @@ describe("SolveWorkspace", () => {
     const cases: [unknown, RegExp][] = [
       [createSolveWorkspace(rig.jointCount + 1), /was made for rigs of \d+ joints, this rig has \d+/],
       [null, /must come from createSolveWorkspace/],
-      [{ ...createSolveWorkspace(rig.jointCount), temp: new Float64Array(3) }, /workspace\.temp` must be a/],
+      [
+        { ...createSolveWorkspace(rig.jointCount), candidate: new Float64Array(3) },
+        /workspace\.candidate` must be a/,
+      ],
       [
         { ...createSolveWorkspace(rig.jointCount), savedOnLimit: new Float64Array(rig.jointCount) },
         /workspace\.savedOnLimit` must be a Uint8Array/,

@@ -1,0 +1,238 @@
+import { backwardPassChain, forwardPassChain, orientChainFromPositions } from "./chainPasses.js";
+import { LIMIT_HINGE } from "./limits.js";
+import { hasLimit, keepsLimits } from "./limitCheck.js";
+import { escapeLock, restorePose, savePose, targetsWithinLength } from "./lockEscape.js";
+import { backwardPassOriented, forwardPassOriented } from "./orientedPasses.js";
+import type { SolvePlan } from "./plan.js";
+import { applyPoles } from "./poles.js";
+import { restartComponent } from "./restart.js";
+import { measureResiduals } from "./residuals.js";
+import { foldChains, foldSwivelled } from "./straightFold.js";
+import { placeTwoBoneLimb } from "./twoBoneLimb.js";
+import { seedTwoBoneChain } from "./twoBoneSeed.js";
+
+/*
+ * The iteration loop of one component: passes until its effectors are within tolerance or the budget is
+ * spent, keeping the best pose seen under limits, and when progress stalls, bending a straight chain, lock
+ * escapes and restarts.
+ */
+
+/**
+ * Out of reach, an iteration that lowers the summed residual by less than this fraction of the tolerance
+ * means the pose has settled: at that rate it would take a thousand more iterations to move by a tolerance.
+ */
+const STALL_FRACTION = 1e-3;
+/** Retries of a lock escape that found nothing better (escapes themselves are bounded by the iteration cap). */
+const MAX_ATTEMPTS = 3;
+/** A target nearer than this fraction of its chain's length to its effector makes the solve a small step. */
+const STEP_FRACTION = 0.1;
+/** Restarts in a row that find nothing better before the solve settles for its best pose. */
+const MAX_FRUITLESS_RESTARTS = 3;
+/** An iteration that removes less than this fraction of the error, with a joint on its limit, is a lock. */
+const SLUGGISH_FRACTION = 0.03;
+
+/** The iteration loop of one component, with the plain or the oriented passes. Returns the iterations used. */
+export function iterateComponent(
+  plan: SolvePlan,
+  c: number,
+  positions: Float64Array,
+  orientations: Float64Array,
+  targets: Float64Array,
+  maxIterations: number,
+  poles: Float64Array,
+  oriented: boolean,
+): number {
+  const { maxResidual, residualSum } = plan.scratch;
+  const tolerance = plan.scratch.tolerance[0];
+  const firstEffector = plan.componentEffectorStart[c],
+    lastEffector = plan.componentEffectorStart[c + 1];
+  let hasPole = false;
+  for (let k = firstEffector; k < lastEffector; k++)
+    if (plan.effectorHasPole[plan.componentEffectors[k]]) hasPole = true;
+  // Under limits the error need not fall monotonically, so the best pose seen is kept aside: it is what the
+  // solve returns if it ends worse, and what every lock escape starts from. The input is the first candidate
+  // when it keeps every limit, as a warm start does (last frame's answer, the target moved a little): near a
+  // limit boundary the oriented passes can leave the chain further from its target than it started (what the
+  // projection takes back sends it elsewhere), and escapes from there drifted the chain away from the pose it
+  // had, frame after frame, until it settled in another configuration. So a solve never ends further from
+  // its targets than a valid input, and its escapes start from the nearest pose to it that is at least as good.
+  let best = Infinity;
+  if (oriented && keepsLimits(plan, c, orientations, true)) {
+    measureResiduals(plan, firstEffector, lastEffector, positions, targets);
+    best = residualSum[0];
+    savePose(plan, c, positions, orientations);
+  }
+  // A small step (every target near where the input has its effector, as from last frame's answer) keeps
+  // to the configuration it has: it escapes only a lock on a limit, since another configuration would make
+  // the limb jump between frames.
+  const smallStep = targetsNearInput(plan, c, positions, targets);
+  // A two-bone limb is answered in closed form when its joints' limits allow it.
+  const branched = oriented && !plan.componentIsPath[c];
+  if (
+    oriented &&
+    !branched &&
+    placeTwoBoneLimb(plan, plan.componentEffectors[firstEffector], positions, orientations, targets)
+  ) {
+    measureResiduals(plan, firstEffector, lastEffector, positions, targets);
+    if (maxResidual[0] <= tolerance) return 1;
+    // (Out of the hinge's reach after all, by rounding: the passes take it from here.)
+  }
+  foldChains(plan, c, positions, orientations, targets, false);
+  seedTwoBoneChain(plan, c, positions, targets);
+
+  const stall = STALL_FRACTION * tolerance;
+  const singleJoint = plan.rotatingStart[c + 1] - plan.rotatingStart[c] === 1;
+  // A hinge keeps only the part of a turn about its axis: a pass pressing a hinged limb out of its plane
+  // is held back without touching a limit, so hinged components are watched like limited ones.
+  const hinged = oriented && hasLimit(plan, c, LIMIT_HINGE);
+  // Within length, only the limits or a poor configuration keep a target from being met: worth escaping
+  // from anything. Out of reach, the best pose is the answer and an escape only helps a locked limit.
+  const withinLength = targetsWithinLength(plan, c, positions, targets, 1);
+  let previous = Infinity;
+  let bestAtLastEscape = Infinity;
+  let escapes = 0;
+  let attempts = 0;
+  let restarts = 0;
+  let fruitless = 0;
+  let bestAtRestart = Infinity;
+  let bent = false;
+  let iteration = 0;
+  while (iteration < maxIterations) {
+    iteration++;
+    if (hasPole) applyPoles(plan, c, positions, targets, poles);
+    if (oriented) {
+      forwardPassOriented(plan, c, positions, orientations, targets);
+      backwardPassOriented(plan, c, positions, orientations);
+      // Where branches meet, the passes place each branch's root; its limb, if it is one, is then solved
+      // exactly from there.
+      if (branched)
+        for (let k = firstEffector; k < lastEffector; k++)
+          placeTwoBoneLimb(plan, plan.componentEffectors[k], positions, orientations, targets);
+    } else {
+      forwardPassChain(plan, c, positions, targets);
+      backwardPassChain(plan, c, positions);
+    }
+    measureResiduals(plan, firstEffector, lastEffector, positions, targets);
+    const sum = residualSum[0];
+    if (maxResidual[0] <= tolerance) {
+      best = Infinity; // this pose is the answer
+      break;
+    }
+    if (oriented && sum < best) {
+      best = sum;
+      savePose(plan, c, positions, orientations);
+    }
+    // Stalled, within length: at this rate the rest of the budget would not reach the tolerance (progress
+    // only slows as FABRIK converges, so plain FABRIK would not either; progress that pauses and picks up
+    // again, as on a chain folding away from its own line, is what the bends and escapes below are for).
+    // Out of reach: the pose has settled, its error barely changing.
+    const progress = previous - sum;
+    const remaining = maxIterations - iteration;
+    // Under limits, crawling counts as stalling too: FABRIK pressed against a limit often creeps (each pass
+    // undoing most of the other) long before it stops outright.
+    const crawling =
+      oriented &&
+      progress < SLUGGISH_FRACTION * sum &&
+      ((hinged && withinLength && !smallStep) || anyOnLimit(plan, c));
+    const going = withinLength && !smallStep ? progress * remaining > sum - tolerance : progress > stall;
+    if (going && !crawling) {
+      previous = sum;
+      continue;
+    }
+    if (remaining === 0) break;
+    if (!oriented) {
+      // A free chain meets any target within its length; stalled, it lies (nearly) along its line to
+      // the target, where FABRIK only moves joints along that line. Bend it across, once.
+      if (bent || !withinLength) break;
+      bent = true;
+      foldChains(plan, c, positions, orientations, targets, true);
+      previous = Infinity;
+      continue;
+    }
+    // Stalled under limits or branches: a lock, a local minimum, or the best reachable pose. Escape from the
+    // best pose and go on; when escapes stop paying, restart elsewhere while the budget lasts. A component
+    // turning one joint has no other configuration: its passes already aim it as close as its limits allow.
+    if (singleJoint || !((withinLength && !smallStep) || anyOnLimit(plan, c))) break;
+    if (best < bestAtLastEscape - stall) attempts = 0;
+    else if (++attempts > MAX_ATTEMPTS) {
+      // Out of reach, one restart only confirms the best pose; within length, another start may find it,
+      // until a few in a row have found nothing better.
+      if (best < bestAtRestart - stall) fruitless = 0;
+      else if (++fruitless > MAX_FRUITLESS_RESTARTS) break;
+      if (restarts > 0 && !withinLength) break;
+      bestAtRestart = best;
+      restartComponent(plan, c, positions, orientations, restarts);
+      foldSwivelled(plan, c, positions, orientations, targets, restarts++);
+      attempts = 0;
+      bestAtLastEscape = Infinity;
+      previous = Infinity;
+      continue;
+    }
+    bestAtLastEscape = best;
+    restorePose(plan, c, positions, orientations);
+    // The sweep's step scales with the error of the pose it starts from.
+    residualSum[0] = best;
+    plan.scratch.escapeAttempt[0] = attempts;
+    escapeLock(plan, c, positions, orientations, targets);
+    escapes++;
+    // The sweeps keep every limit, so what they reach is a candidate like any pass's: the pass that follows
+    // may well undo it (that is the lock), and it may already be the answer.
+    measureResiduals(plan, firstEffector, lastEffector, positions, targets);
+    if (maxResidual[0] <= tolerance) {
+      best = Infinity;
+      break;
+    }
+    if (residualSum[0] < best) {
+      best = residualSum[0];
+      savePose(plan, c, positions, orientations);
+    }
+    // The next pass must improve on what the escape reached, or it is the same lock: then the next escape
+    // follows at once instead of after a second pass that only confirms it (a locked arm whose escapes each
+    // win some 15 % spent two passes per escape).
+    previous = residualSum[0];
+  }
+  if (best < Infinity) {
+    measureResiduals(plan, firstEffector, lastEffector, positions, targets);
+    if (residualSum[0] > best) {
+      restorePose(plan, c, positions, orientations);
+      measureResiduals(plan, firstEffector, lastEffector, positions, targets);
+    }
+  }
+  plan.report.escapes += escapes;
+  if (!oriented) orientChainFromPositions(plan, c, positions, orientations);
+  return iteration;
+}
+
+/**
+ * True when every effector of component c has its target within {@link STEP_FRACTION} of its chain's length
+ * from where the pose has it now.
+ */
+function targetsNearInput(
+  plan: SolvePlan,
+  c: number,
+  positions: Float64Array,
+  targets: Float64Array,
+): boolean {
+  const { effectorPath, effectorPathStart, componentEffectors, effectorJoints } = plan;
+  const boneLength = plan.scratch.boneLength;
+  for (let k = plan.componentEffectorStart[c]; k < plan.componentEffectorStart[c + 1]; k++) {
+    const e = componentEffectors[k];
+    let length = 0;
+    for (let i = effectorPathStart[e]; i < effectorPathStart[e + 1]; i++)
+      length += boneLength[effectorPath[i]];
+    const j3 = 3 * effectorJoints[e];
+    const dx = targets[3 * e] - positions[j3],
+      dy = targets[3 * e + 1] - positions[j3 + 1],
+      dz = targets[3 * e + 2] - positions[j3 + 2];
+    const near = STEP_FRACTION * length;
+    if (dx * dx + dy * dy + dz * dz > near * near) return false;
+  }
+  return true;
+}
+
+function anyOnLimit(plan: SolvePlan, c: number): boolean {
+  const onLimit = plan.report.onLimit;
+  for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++)
+    if (onLimit[plan.rotatingJoints[ri]]) return true;
+  return false;
+}

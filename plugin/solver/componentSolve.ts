@@ -1,0 +1,77 @@
+import { orientChainFromPositions, straightenIfOutOfReach } from "./chainPasses.js";
+import { iterateComponent } from "./componentIteration.js";
+import { LIMIT_HINGE, LIMIT_ROTATION, LIMIT_STRETCH } from "./limits.js";
+import { hasLimit, keepsLimits } from "./limitCheck.js";
+import { clearOnLimit, restorePose, savePose } from "./lockEscape.js";
+import type { SolvePlan } from "./plan.js";
+import { measureResiduals } from "./residuals.js";
+
+/*
+ * One component's solve: nothing when its effectors already meet their targets, else the passes it needs:
+ * the positions-only fast path for a free unbranched chain, the oriented passes where limits or branches
+ * are, or, for a limited plain chain, the cheap plain passes first and the oriented ones when their answer
+ * breaks a limit. The iterating itself is componentIteration.ts's.
+ */
+
+/**
+ * The oriented passes are needed where a joint is limited or where branches meet (their frames are rigid);
+ * a plain unbranched chain without limits takes the positions-only fast path.
+ */
+export function needsOrientedPasses(plan: SolvePlan, c: number): boolean {
+  if (!plan.componentIsPath[c]) return true;
+  const flags = plan.scratch.flags;
+  for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++) {
+    if (flags[plan.rotatingJoints[ri]] & LIMIT_ROTATION) return true;
+  }
+  for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++) {
+    if (flags[plan.activeJoints[k]] & LIMIT_STRETCH) return true;
+  }
+  return false;
+}
+
+/** Returns the iterations used by one independent component. */
+export function solveComponent(
+  plan: SolvePlan,
+  c: number,
+  positions: Float64Array,
+  orientations: Float64Array,
+  targets: Float64Array,
+  maxIterations: number,
+  poles: Float64Array,
+): number {
+  const maxResidual = plan.scratch.maxResidual;
+  const tolerance = plan.scratch.tolerance[0];
+  const firstEffector = plan.componentEffectorStart[c],
+    lastEffector = plan.componentEffectorStart[c + 1];
+  // Cleared first, so a component that needs no solving does not report the last solve's clamps.
+  clearOnLimit(plan, c);
+  measureResiduals(plan, firstEffector, lastEffector, positions, targets);
+  if (maxResidual[0] <= tolerance) return 0;
+
+  const oriented = plan.scratch.componentOriented[c] === 1;
+  if (!oriented) {
+    if (straightenIfOutOfReach(plan, c, positions, targets)) {
+      orientChainFromPositions(plan, c, positions, orientations);
+      return 1;
+    }
+    return iterateComponent(plan, c, positions, orientations, targets, maxIterations, poles, false);
+  }
+  // Hinges too go straight to the oriented passes: the plain passes never turn a bone about its own axis,
+  // so their answer keeps a hinge only by chance (on the characters bench, never in 60,000 arm solves).
+  if (!plan.componentIsPath[c] || hasLimit(plan, c, LIMIT_STRETCH | LIMIT_HINGE) || maxIterations < 2) {
+    return iterateComponent(plan, c, positions, orientations, targets, maxIterations, poles, true);
+  }
+  // A limited plain chain first tries the plain passes, which cost a fraction of the oriented ones, with
+  // half the iteration budget: when their answer reaches the target and already keeps every limit, it is an
+  // answer. Otherwise the chain starts again from its input with the limits inside both passes, for the
+  // rest of the budget (so a solve never exceeds maxIterations).
+  savePose(plan, c, positions, orientations);
+  const plainBudget = Math.floor(maxIterations / 2);
+  const plain = iterateComponent(plan, c, positions, orientations, targets, plainBudget, poles, false);
+  measureResiduals(plan, firstEffector, lastEffector, positions, targets);
+  if (maxResidual[0] <= tolerance && keepsLimits(plan, c, orientations, false)) return plain;
+  restorePose(plan, c, positions, orientations);
+  return (
+    plain + iterateComponent(plan, c, positions, orientations, targets, maxIterations - plain, poles, true)
+  );
+}
