@@ -1,5 +1,4 @@
-import { measureHingeAngle } from "./jointLimitProjection.js";
-import { projectRotation } from "./jointLimitProjection.js";
+import { measureHingeAngle, projectRotation } from "./jointLimitProjection.js";
 import { LIMIT_FIXED, LIMIT_HINGE, LIMIT_ROTATION, LIMIT_STRETCH } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
 import {
@@ -37,8 +36,11 @@ const GIVEN = 60; // the root as given, below its parent as it is now
 const LIMIT = 36; // projectRotation scratch (16)
 const FRAME = 52; // the frame the middle joint bends from
 const SAMPLES = 48;
-/** The largest turn (radians) a limit may take off a swivel for it still to count as allowed. */
+/** The largest turn (radians) a joint's limits may take off it for it still to count as keeping them. */
 const ALLOWANCE = 1e-6;
+const KEPT = 0,
+  PROJECTED = 1,
+  REFUSED = 2;
 
 /**
  * Places effector e's own chain on its target when it is such a limb (the last two bones of its path, the
@@ -152,18 +154,7 @@ export function placeTwoBoneLimb(
     best = Infinity;
   const slack = 1e-9 * (lm + lt) * (lm + lt);
   for (let k = 0; k < 6; k++) {
-    let a =
-      k === 0
-        ? psi + spread
-        : k === 1
-          ? psi - spread
-          : k === 2
-            ? min
-            : k === 3
-              ? max
-              : k === 4
-                ? psi
-                : psi + Math.PI;
+    let a = bendCandidate(k, psi, spread, min, max);
     a = a > Math.PI ? a - 2 * Math.PI : a <= -Math.PI ? a + 2 * Math.PI : a;
     if (a < min || a > max) continue;
     const miss = Math.abs(
@@ -189,8 +180,9 @@ export function placeTwoBoneLimb(
   if (!hinged && flags[m] & LIMIT_ROTATION) {
     // A middle joint limited by swing and twist: the bend must keep them.
     quatConjugateMultiply(temp, DELTA, limits.restLocal, m4, temp, BEND);
-    if (!keepsLimits(plan, m)) return false;
-    quatMultiply(temp, BEND, limits.restLocal, m4, temp, DELTA);
+    const kept = keepsLimits(plan, m);
+    if (kept === REFUSED) return false;
+    if (kept === PROJECTED) quatMultiply(temp, BEND, limits.restLocal, m4, temp, DELTA);
   }
   quatRotate(temp, VEC, temp, BEND, localOffset, t3);
   temp[VEC] = lm * localOffset[m3] + lt * temp[VEC];
@@ -263,20 +255,22 @@ function swivelAllowed(plan: SolvePlan, b: number, k: number): boolean {
   // Δ = rest⁻¹ · parent⁻¹ · root.
   quatConjugateMultiply(temp, DELTA, temp, PARENT, temp, ROOT);
   quatConjugateMultiply(temp, DELTA, limits.restLocal, 4 * b, temp, DELTA);
-  if (!keepsLimits(plan, b)) return false;
-  quatMultiply(temp, ROOT, temp, PARENT, limits.restLocal, 4 * b);
-  quatMultiply(temp, ROOT, temp, ROOT, temp, DELTA);
-  return true;
+  const kept = keepsLimits(plan, b);
+  if (kept === PROJECTED) {
+    quatMultiply(temp, ROOT, temp, PARENT, limits.restLocal, 4 * b);
+    quatMultiply(temp, ROOT, temp, ROOT, temp, DELTA);
+  }
+  return kept !== REFUSED;
 }
 
 /**
- * Whether joint j's Δ (temp[DELTA..], its rotation from rest) keeps its limits, leaving it projected onto
- * them. A target taken from a pose on a limit's boundary puts the answer there, on one side or the other by
- * rounding alone: a projection that turns Δ by less than ALLOWANCE keeps the limits.
+ * Whether joint j's Δ (temp[DELTA..], its rotation from rest) keeps its limits: KEPT untouched, PROJECTED
+ * onto them by less than ALLOWANCE (Δ is left projected), else REFUSED. A target taken from a pose on a
+ * limit's boundary puts the answer there, on one side or the other by rounding alone.
  */
-function keepsLimits(plan: SolvePlan, j: number): boolean {
+function keepsLimits(plan: SolvePlan, j: number): number {
   for (let i = 0; i < 4; i++) temp[SPIN + i] = temp[DELTA + i];
-  if (!projectRotation(plan.limits, j, temp, DELTA, temp, LIMIT)) return true;
+  if (!projectRotation(plan.limits, j, temp, DELTA, temp, LIMIT)) return KEPT;
   let same = 0,
     opposite = 0;
   for (let i = 0; i < 4; i++) {
@@ -284,5 +278,23 @@ function keepsLimits(plan: SolvePlan, j: number): boolean {
     opposite += (temp[DELTA + i] + temp[SPIN + i]) ** 2;
   }
   // |Δ' ∓ Δ| is half the angle between them, for small angles.
-  return 4 * Math.min(same, opposite) <= ALLOWANCE * ALLOWANCE;
+  return 4 * Math.min(same, opposite) <= ALLOWANCE * ALLOWANCE ? PROJECTED : REFUSED;
+}
+
+/** The bend tried `k`-th: the two meeting the distance, the range's ends, the straightest, the most folded. */
+function bendCandidate(k: number, psi: number, spread: number, min: number, max: number): number {
+  switch (k) {
+    case 0:
+      return psi + spread;
+    case 1:
+      return psi - spread;
+    case 2:
+      return min;
+    case 3:
+      return max;
+    case 4:
+      return psi;
+    default:
+      return psi + Math.PI;
+  }
 }

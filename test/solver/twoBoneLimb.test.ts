@@ -28,15 +28,18 @@ const UPPER = 0.27,
   LOWER = 0.25,
   REST_BEND = 9 * DEGREE;
 
-/** v turned about the unit axis a by angle t. */
-function turn(v: Vec, a: Vec, t: number): Vec {
-  const c = Math.cos(t),
-    s = Math.sin(t);
-  const d = a[0] * v[0] + a[1] * v[1] + a[2] * v[2];
-  const x: Vec = [a[1] * v[2] - a[2] * v[1], a[2] * v[0] - a[0] * v[2], a[0] * v[1] - a[1] * v[0]];
-  return [0, 1, 2].map((i) => v[i] * c + x[i] * s + a[i] * d * (1 - c)) as Vec;
-}
-const tilt = (v: Vec): Vec => turn(v, [0.48, 0.6, 0.64], 0.7);
+/** The whole arm's turn in space: 0.7 rad about the unit axis (0.48, 0.6, 0.64). */
+const TILT = Float64Array.of(
+  0.48 * Math.sin(0.35),
+  0.6 * Math.sin(0.35),
+  0.64 * Math.sin(0.35),
+  Math.cos(0.35),
+);
+const tilt = (v: Vec): Vec => {
+  const out = new Float64Array(3);
+  quatRotate(out, 0, TILT, 0, Float64Array.from(v), 0);
+  return [out[0], out[1], out[2]];
+};
 
 /** Chest, shoulder, elbow, wrist, the forearm bent forward at rest, the whole arm turned in space. */
 const POINTS: Vec[] = (
