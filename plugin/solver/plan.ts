@@ -211,7 +211,8 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
   const { effectorJoints, chainLengths, effectorWeights, effectorHasPole, effectorOf, movable } = effectors;
   const m = effectorJoints.length;
   const layout = compileLayout(rig, effectors, pinned, passiveMode);
-  const { componentCount, rotatingIndex, carried } = layout;
+  const { rotatingIndex, carried, ...tables } = layout;
+  const { componentCount } = layout;
 
   const plan: SolvePlan = {
     rig,
@@ -222,28 +223,7 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
     effectorWeights,
     effectorHasPole,
     pinned,
-    activeJoints: layout.activeJoints,
-    bases: layout.bases,
-    subBases: layout.subBases,
-    chains: layout.chains,
-    componentCount,
-    componentStart: layout.componentStart,
-    componentBase: layout.componentBase,
-    componentEffectorStart: layout.componentEffectorStart,
-    componentEffectors: layout.componentEffectors,
-    componentIsPath: layout.componentIsPath,
-    componentParent: layout.componentParent,
-    rotatingStart: layout.rotatingStart,
-    rotatingJoints: layout.rotatingJoints,
-    activeChildStart: layout.activeChildStart,
-    activeChildren: layout.activeChildren,
-    passiveStart: layout.passiveStart,
-    passiveJoints: layout.passiveJoints,
-    effectorPathStart: layout.effectorPathStart,
-    effectorPath: layout.effectorPath,
-    effectorChainStart: layout.effectorChainStart,
-    activeIndex: layout.activeIndex,
-    subtreeEnd: layout.subtreeEnd,
+    ...tables,
     // Set below, once the plan's own arrays are packed: the workspace's must not be moved into its block.
     scratch: null as unknown as PlanScratch,
     report: {

@@ -1,6 +1,6 @@
 import { joinCarriedChains, type CarriedChains } from "./carriedChains.js";
 import { FabrikError, describeJoint } from "./errors.js";
-import type { PlanChain } from "./plan.js";
+import type { PlanChain, SolvePlan } from "./plan.js";
 import type { PlanEffectors } from "./planEffectors.js";
 import type { Rig } from "./rig.js";
 
@@ -9,34 +9,37 @@ import type { Rig } from "./rig.js";
  * into components, which of them rotate, which follow passively, and each effector's path (see SolvePlan for
  * what each table holds).
  */
-export interface PlanLayout {
-  readonly activeJoints: Int32Array;
-  readonly bases: Int32Array;
-  readonly subBases: Int32Array;
-  readonly chains: PlanChain[];
-  readonly componentCount: number;
-  readonly componentStart: Int32Array;
-  readonly componentBase: Int32Array;
-  readonly componentEffectorStart: Int32Array;
-  readonly componentEffectors: Int32Array;
-  readonly componentIsPath: Uint8Array;
-  readonly componentParent: Int32Array;
-  readonly rotatingStart: Int32Array;
-  readonly rotatingJoints: Int32Array;
-  readonly activeChildStart: Int32Array;
-  readonly activeChildren: Int32Array;
-  readonly passiveStart: Int32Array;
-  readonly passiveJoints: Int32Array;
-  readonly effectorPathStart: Int32Array;
-  readonly effectorPath: Int32Array;
-  readonly effectorChainStart: Int32Array;
-  readonly activeIndex: Int32Array;
-  readonly subtreeEnd: Int32Array;
+export interface PlanLayout extends Pick<SolvePlan, LayoutTable> {
   /** Index in rotatingJoints per joint, or -1. */
   readonly rotatingIndex: Int32Array;
   /** The carried chains joined into other chains' components (`effectors.movable` is edited to match). */
   readonly carried: CarriedChains;
 }
+
+/** The plan's tables that its layout decides. */
+type LayoutTable =
+  | "activeJoints"
+  | "bases"
+  | "subBases"
+  | "chains"
+  | "componentCount"
+  | "componentStart"
+  | "componentBase"
+  | "componentEffectorStart"
+  | "componentEffectors"
+  | "componentIsPath"
+  | "componentParent"
+  | "rotatingStart"
+  | "rotatingJoints"
+  | "activeChildStart"
+  | "activeChildren"
+  | "passiveStart"
+  | "passiveJoints"
+  | "effectorPathStart"
+  | "effectorPath"
+  | "effectorChainStart"
+  | "activeIndex"
+  | "subtreeEnd";
 
 /**
  * Lays out a plan from its effectors. Throws a {@link FabrikError} when a pinned joint hangs below a joint
