@@ -19,6 +19,7 @@ import {
 } from "../../plugin/index.js";
 import { ASSETS_DIR } from "../babylon/characters.js";
 import { bytesAllocated, formatBytes, formatTable, machineName, median, memoryLatencyNs } from "./harness.js";
+import { Point, turnAbout } from "./turnAbout.js";
 
 /*
  * Issue 4's bar: 100 RobotExpressive characters (43 joints, two skins each), 4 effectors each (both hands on
@@ -75,20 +76,6 @@ interface Character {
   ik: FabrikBehavior | null;
 }
 
-/**
- * A point the driver moves every frame (the behavior reads any { x, y, z }). Its own class, created with
- * non-integer numbers, so V8 keeps its fields as doubles updated in place: plain { x, y, z } literals share
- * one hidden-class tree with every such literal in the process (Babylon's included), whose fields end up
- * tagged once a small integer went in first, and then every double stored allocates a 16-byte heap number.
- * That would be the caller's cost, not the behavior's, but it would land in the allocation count. (A
- * Babylon Vector3 moved every frame can cost the same, for the same reason.)
- */
-class Point {
-  x = 0.5;
-  y = 0.5;
-  z = 0.5;
-}
-
 const scratchA = new Point(),
   scratchB = new Point();
 
@@ -100,31 +87,7 @@ function driveTargets(characters: readonly Character[], f: number): void {
     for (const e of c.effectors) {
       reader.getWorldPositionToRef(e.index, scratchA);
       reader.getWorldPositionToRef(e.base, scratchB);
-      const vx = scratchA.x - scratchB.x,
-        vy = scratchA.y - scratchB.y,
-        vz = scratchA.z - scratchB.z;
-      // Axis: across the bone line and a fixed slanted direction (falls back to world X).
-      let ax = vy * 0.5 - vz * 1,
-        ay = vz * 0.3 - vx * 0.5,
-        az = vx * 1 - vy * 0.3;
-      let al = Math.sqrt(ax * ax + ay * ay + az * az);
-      if (!(al > 1e-9)) {
-        ax = 1;
-        ay = az = 0;
-        al = 1;
-      }
-      ax /= al;
-      ay /= al;
-      az /= al;
-      // Rodrigues: v cos θ + (a × v) sin θ + a (a·v)(1 − cos θ).
-      const theta = 0.35 * Math.sin((2 * Math.PI * f) / 150 + e.phase);
-      const cos = Math.cos(theta),
-        sin = Math.sin(theta),
-        dot = ax * vx + ay * vy + az * vz;
-      const t = e.target;
-      t.x = scratchB.x + vx * cos + (ay * vz - az * vy) * sin + ax * dot * (1 - cos);
-      t.y = scratchB.y + vy * cos + (az * vx - ax * vz) * sin + ay * dot * (1 - cos);
-      t.z = scratchB.z + vz * cos + (ax * vy - ay * vx) * sin + az * dot * (1 - cos);
+      turnAbout(scratchA, scratchB, 0.35 * Math.sin((2 * Math.PI * f) / 150 + e.phase), e.target);
     }
   }
 }

@@ -16,6 +16,7 @@ import { Scene } from "@babylonjs/core/scene.js";
 import "@babylonjs/loaders/glTF/2.0/index.js";
 import { FabrikBehavior, FabrikSystem, PoseReader } from "../../plugin/index.js";
 import { ASSETS_DIR } from "../babylon/characters.js";
+import { Point, turnAbout } from "./turnAbout.js";
 import { machineName, median } from "./harness.js";
 
 /*
@@ -62,13 +63,6 @@ const LABELS: Record<Kind, string> = {
   fabrikFeet: "babylon-fabrik: hands, feet by role",
   boneIK: "BoneIKController: arms, legs",
 };
-
-/** A target point the frame loop moves in place (a class of its own, so V8 keeps its fields unboxed). */
-class Point {
-  x = 0.5;
-  y = 0.5;
-  z = 0.5;
-}
 
 interface Limb {
   /** The joint babylon-fabrik pulls, and how. */
@@ -140,28 +134,7 @@ const scratchEnd = new Point(),
 function turned(reader: PoseReader, end: number, base: number, f: number, phase: number, out: Point): void {
   reader.getWorldPositionToRef(end, scratchEnd);
   reader.getWorldPositionToRef(base, scratchBase);
-  const vx = scratchEnd.x - scratchBase.x,
-    vy = scratchEnd.y - scratchBase.y,
-    vz = scratchEnd.z - scratchBase.z;
-  let ax = vy * 0.5 - vz * 1,
-    ay = vz * 0.3 - vx * 0.5,
-    az = vx * 1 - vy * 0.3;
-  let al = Math.sqrt(ax * ax + ay * ay + az * az);
-  if (!(al > 1e-9)) {
-    ax = 1;
-    ay = az = 0;
-    al = 1;
-  }
-  ax /= al;
-  ay /= al;
-  az /= al;
-  const theta = 0.35 * Math.sin((2 * Math.PI * f) / PERIOD + phase);
-  const cos = Math.cos(theta),
-    sin = Math.sin(theta),
-    dot = ax * vx + ay * vy + az * vz;
-  out.x = scratchBase.x + vx * cos + (ay * vz - az * vy) * sin + ax * dot * (1 - cos);
-  out.y = scratchBase.y + vy * cos + (az * vx - ax * vz) * sin + ay * dot * (1 - cos);
-  out.z = scratchBase.z + vz * cos + (ax * vy - ay * vx) * sin + az * dot * (1 - cos);
+  turnAbout(scratchEnd, scratchBase, 0.35 * Math.sin((2 * Math.PI * f) / PERIOD + phase), out);
 }
 
 async function main(): Promise<void> {
