@@ -183,7 +183,7 @@ export class CompiledTargets {
         setEffectorWeight(plan, e, pull);
         n[this._pullAt + e] = pull;
       }
-      if (flags & (MATCH | POLE | SHIN_END)) this._readExtras(pose, e, flags, weight);
+      if (flags & (MATCH | POLE | SHIN_END)) this._readExtras(pose, e, flags);
     }
     return active;
   }
@@ -208,8 +208,11 @@ export class CompiledTargets {
     return Number.isFinite(n[0]) && Number.isFinite(n[1]) && Number.isFinite(n[2]);
   }
 
-  /** The pole, the orientation to take and a foot at its shin's end, for effector `e` this frame. */
-  private _readExtras(pose: FramePose, e: number, flags: number, weight: number): void {
+  /**
+   * The pole, the orientation to take and a foot at its shin's end, for effector `e` this frame. Its weight
+   * is read from the numbers, not passed: V8 boxes a double passed to a call it does not inline.
+   */
+  private _readExtras(pose: FramePose, e: number, flags: number): void {
     const n = this.numbers;
     const entry = this.entries[e];
     const t = 3 + 3 * e;
@@ -224,7 +227,7 @@ export class CompiledTargets {
       }
     }
     if (flags & MATCH) this._readOrientation(pose, entry, e);
-    if (flags & SHIN_END && weight > 0) {
+    if (flags & SHIN_END && n[this.blendAt + e] > 0) {
       const turnFoot = (flags & MATCH) !== 0 && n[this.validAt + e] === 1;
       const o = this.orientationsAt + 4 * e;
       entry.shinEnd!.aim(pose.solverPose, this.plan.limits, n, t, n, o, turnFoot);

@@ -24,16 +24,13 @@ function measuredCalls(work: () => void, calls: number): void {
 }
 
 /**
- * The least of five samplings: allocation-free code measures 0 in a window where V8 happens not to be
- * re-optimising it (a tier-up or deopt inside one window allocates its own bookkeeping, and code still
- * waiting for its optimised version boxes doubles), while a real per-call allocation shows up in every
- * window. V8 optimises on background threads, which a loaded machine starves: each round first waits for
- * them, so how busy the machine is decides only how long this takes, not what it measures.
+ * The least of three samplings: allocation-free code measures 0 in a window where V8 happens not to be
+ * re-optimising it (a tier-up or deopt inside one window allocates its own bookkeeping), while a real
+ * per-call allocation shows up in every window.
  */
 async function measure(work: () => void, calls = 20000): Promise<Sample> {
   let best: Sample | undefined;
-  for (let round = 0; round < 5; round++) {
-    if (round > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+  for (let round = 0; round < 3; round++) {
     const sample = await measureOnce(work, calls);
     if (best === undefined || sample.total < best.total) best = sample;
     if (best.total < 1) break;
