@@ -10,9 +10,11 @@ export {
   type HingeLimitSpec,
   type JointLimitSpec,
   type JointLimits,
+  type PivotLimitSpec,
   type StretchLimitSpec,
   type SwingLimitSpec,
   type TwistLimitSpec,
+  type UniversalLimitSpec,
   type Vector3Tuple,
 } from "./limits.js";
 export { projectRotation } from "./jointLimitProjection.js";

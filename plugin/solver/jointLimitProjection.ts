@@ -1,11 +1,13 @@
+import { clampAngle } from "./angleRange.js";
 import { clampToQuarterEllipse } from "./ellipticalSwingLimit.js";
-import { LIMIT_HINGE, LIMIT_SWING, LIMIT_TWIST, type JointLimits } from "./limits.js";
+import { LIMIT_HINGE, LIMIT_SWING, LIMIT_TWIST, LIMIT_UNIVERSAL, type JointLimits } from "./limits.js";
+import { projectUniversal } from "./universalJoint.js";
 
 /* Scratch layout from `so`: [0..3] the ellipse query, [4..6] the angle clamp query. */
 
 /**
  * Projects Δ, a joint's rotation relative to its rest local rotation (4 numbers at `q[o]`), onto the joint's
- * swing, twist or hinge limits, in place. Returns true when Δ changed. `scratch[so + 7]` says whether it was
+ * swing, twist, hinge or universal-joint limits, in place. Returns true when Δ changed. `scratch[so + 7]` says whether it was
  * clamped onto a boundary (for a hinge, removing rotation off its axis changes Δ without that).
  *
  * Swing and twist split Δ = swing · twist about the bone axis (twist leaves the axis where it is, swing moves
@@ -24,6 +26,7 @@ export function projectRotation(
   const flags = limits.flags[j];
   scratch[so + 7] = 0;
   if (flags & LIMIT_HINGE) return projectHinge(limits, j, q, o, scratch, so);
+  if (flags & LIMIT_UNIVERSAL) return projectUniversal(limits, j, q, o, scratch, so);
   if ((flags & (LIMIT_SWING | LIMIT_TWIST)) === 0) return false;
 
   const a = limits.boneAxis;
@@ -233,23 +236,6 @@ function projectHinge(
   q[o + 1] = ny;
   q[o + 2] = nz;
   q[o + 3] = nw;
-  return true;
-}
-
-/**
- * s[o] = angle in (-π, π], s[o+1..o+2] = [min, max] within [-π, π]. An angle outside goes to the nearer end,
- * nearer along the circle. Returns true when it moved.
- */
-export function clampAngle(s: Float64Array, o: number): boolean {
-  const angle = s[o],
-    min = s[o + 1],
-    max = s[o + 2];
-  if (angle >= min && angle <= max) return false;
-  let toMin = Math.abs(angle - min),
-    toMax = Math.abs(angle - max);
-  if (toMin > Math.PI) toMin = 2 * Math.PI - toMin;
-  if (toMax > Math.PI) toMax = 2 * Math.PI - toMax;
-  s[o] = toMin <= toMax ? min : max;
   return true;
 }
 

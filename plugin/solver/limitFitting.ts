@@ -1,6 +1,7 @@
 import { clampToQuarterEllipse } from "./ellipticalSwingLimit.js";
 import { FabrikError, describeJoint } from "./errors.js";
-import { clampAngle, measureHingeAngle, measureSwingTwist } from "./jointLimitProjection.js";
+import { clampAngle } from "./angleRange.js";
+import { measureHingeAngle, measureSwingTwist } from "./jointLimitProjection.js";
 import {
   LIMIT_FIXED,
   LIMIT_HINGE,
@@ -13,6 +14,7 @@ import {
   type Vector3Tuple,
 } from "./limits.js";
 import { quatConjugateMultiply, quatRotate } from "./quaternion.js";
+import { measureUniversalAngles } from "./universalJoint.js";
 
 /**
  * Widening joint limits until they contain given local rotations (an animation's keys): limits that are
@@ -44,6 +46,7 @@ const HINGE_TOLERANCE = 1e-3;
 /** The hinge arc is carried into a new cone through points this far apart (radians). */
 const ARC_STEP = Math.PI / 360;
 const angleScratch = new Float64Array(1);
+const pairScratch = new Float64Array(2);
 const splitScratch = new Float64Array(12);
 
 /**
@@ -61,6 +64,7 @@ const splitScratch = new Float64Array(12);
  *   (float32 keys, a knee that also rolls or spreads a little) never turns about one axis exactly, so a
  *   re-fitted hinge would still snap it, while a cone fitted to near-planar motion stays as narrow sideways
  *   as the motion is.
+ * - Universal and pivot joints: their ranges grow to the sample's angles and they keep their kind.
  * - Stretch, fixed joints and free joints are left as they are; every angle stays within π.
  *
  * Goes through `setJointLimit`, so the result is validated like any spec. Bad input (a joint outside the
@@ -177,6 +181,8 @@ function widenOne(limits: JointLimits, j: number, delta: Float64Array, tolerance
       return true;
     }
     setJointLimit(limits, j, hingeAsCone(limits, j, spec));
+  } else if (spec.universal !== undefined || spec.pivot !== undefined) {
+    return widenJointKind(limits, j, delta, spec);
   } else if ((flags & (LIMIT_SWING | LIMIT_TWIST)) === 0) {
     return false;
   }
@@ -194,6 +200,31 @@ function widenOne(limits: JointLimits, j: number, delta: Float64Array, tolerance
   }
   if (next === current) return current !== spec;
   setJointLimit(limits, j, next);
+  return true;
+}
+
+/**
+ * A universal joint's two ranges, or a pivot's roll range, grown to hold the sample's angles. The joint keeps
+ * its kind: the roll a universal joint cannot make, or the swing a pivot cannot, stays out (the solver drops it).
+ */
+function widenJointKind(limits: JointLimits, j: number, delta: Float64Array, spec: JointLimitSpec): boolean {
+  if (spec.pivot !== undefined) {
+    const range = widenRange(spec.pivot.min, spec.pivot.max, decompose(limits, j, delta).twist);
+    if (range === undefined) return false;
+    setJointLimit(limits, j, { ...spec, pivot: range });
+    return true;
+  }
+  const universal = spec.universal!;
+  measureUniversalAngles(limits, j, delta, 0, pairScratch, 0);
+  const first = widenRange(universal.first.min, universal.first.max, pairScratch[0]);
+  const second = widenRange(universal.second.min, universal.second.max, pairScratch[1]);
+  if (first === undefined && second === undefined) return false;
+  if (second !== undefined) {
+    second.min = Math.max(second.min, -Math.PI / 2);
+    second.max = Math.min(second.max, Math.PI / 2);
+  }
+  const next = { ...universal, first: first ?? universal.first, second: second ?? universal.second };
+  setJointLimit(limits, j, { ...spec, universal: next });
   return true;
 }
 

@@ -1,5 +1,6 @@
 import { FabrikError, describeJoint } from "./errors.js";
-import { computeRestFrames, parentFrameBoneAxis, setSwingFrame } from "./limitFrames.js";
+import { checkAcrossBone, checkAngle, checkAxis, checkRange } from "./limitChecks.js";
+import { computeRestFrames, setSwingFrame } from "./limitFrames.js";
 import { quatRotateInverse, vecNormalize } from "./quaternion.js";
 import { packTypedArrays } from "./packArrays.js";
 import type { Rig } from "./rig.js";
@@ -37,6 +38,27 @@ export interface HingeLimitSpec {
   max: number;
 }
 
+/**
+ * A universal (Cardan, Hooke) joint: two revolute axes and no roll. The bone first turns about `axis`, fixed
+ * in the parent, then about a second axis carried by that turn, perpendicular to the first and to the bone
+ * (bone × axis at rest). Ranges in radians: `first` within [-π, π], `second` within [-π/2, π/2].
+ */
+export interface UniversalLimitSpec {
+  /**
+   * The first axis, as a direction in the parent's frame, made perpendicular to the rest bone direction.
+   * Default: the parent-frame axis (X, Y or Z) least aligned with the bone.
+   */
+  axis?: Vector3Tuple;
+  first: { min: number; max: number };
+  second: { min: number; max: number };
+}
+
+/** A pivot (roll) joint: the bone only rolls about its own axis, by an angle in [min, max] (radians, within [-π, π]). */
+export interface PivotLimitSpec {
+  min: number;
+  max: number;
+}
+
 /** The bone from the parent to this joint may change length within [min, max] (model units): a prismatic unit. */
 export interface StretchLimitSpec {
   min: number;
@@ -46,12 +68,15 @@ export interface StretchLimitSpec {
 /**
  * The limits of one joint. They constrain the joint's local rotation (relative to its parent, measured from
  * the rest pose), which is what moves its child bones. `hinge` excludes `swing` and `twist`; `fixed` keeps the
- * joint's input local rotation and excludes every other rotation limit.
+ * joint's input local rotation and excludes every other rotation limit. `universal` and `pivot` are joint kinds
+ * of their own and exclude the other rotation limits too.
  */
 export interface JointLimitSpec {
   swing?: SwingLimitSpec;
   twist?: TwistLimitSpec;
   hinge?: HingeLimitSpec;
+  universal?: UniversalLimitSpec;
+  pivot?: PivotLimitSpec;
   fixed?: boolean;
   stretch?: StretchLimitSpec;
 }
@@ -61,8 +86,10 @@ export const LIMIT_TWIST = 2;
 export const LIMIT_HINGE = 4;
 export const LIMIT_FIXED = 8;
 export const LIMIT_STRETCH = 16;
-/** Any limit on the joint's rotation. */
-export const LIMIT_ROTATION = LIMIT_SWING | LIMIT_TWIST | LIMIT_HINGE | LIMIT_FIXED;
+/** A universal joint; its ranges are in `swing` (first min, max, second min, max), its axes `upAxis`, `rightAxis`. */
+export const LIMIT_UNIVERSAL = 32;
+/** Any limit on the joint's rotation. A pivot is stored as a swing cone of zero size with a twist range. */
+export const LIMIT_ROTATION = LIMIT_SWING | LIMIT_TWIST | LIMIT_HINGE | LIMIT_FIXED | LIMIT_UNIVERSAL;
 
 /**
  * Compiled limits for every joint of a rig, as flat arrays the solver reads. All frames are the joint's rest
@@ -85,7 +112,7 @@ export interface JointLimits {
   /** Swing-cone reference axes in the rest frame, perpendicular to the bone axis (right = bone × up). */
   readonly upAxis: Float64Array;
   readonly rightAxis: Float64Array;
-  /** up, right, down, left per joint. */
+  /** up, right, down, left per joint (a universal joint: first min, max, second min, max). */
   readonly swing: Float64Array;
   /** Cosine of the smallest of the four swing angles: a swing within it is inside the cone for sure. */
   readonly swingCosMin: Float64Array;
@@ -182,9 +209,19 @@ export function setJointLimit(limits: JointLimits, joint: number, spec: JointLim
   }
   if (spec === null || typeof spec !== "object")
     throw new FabrikError(`${who}: must be an object`, joint, "limits");
-  const { swing, twist, hinge, fixed, stretch } = spec;
+  const { swing, twist, hinge, fixed, stretch, universal, pivot } = spec;
   if (fixed !== undefined && typeof fixed !== "boolean") {
     throw new FabrikError(`${who}: fixed must be true or false`, joint, "fixed");
+  }
+  const kinds = [swing || twist ? "swing/twist" : "", hinge ? "hinge" : "", universal ? "universal" : ""]
+    .concat(pivot ? "pivot" : "", fixed ? "fixed" : "")
+    .filter((k) => k !== "");
+  if (kinds.length > 1 && (universal || pivot)) {
+    throw new FabrikError(
+      `${who}: a joint is one kind of joint; got ${kinds.join(" and ")} (a universal or pivot joint takes no other rotation limit)`,
+      joint,
+      universal ? "universal" : "pivot",
+    );
   }
   if (fixed && (swing || twist || hinge)) {
     throw new FabrikError(
@@ -206,15 +243,7 @@ export function setJointLimit(limits: JointLimits, joint: number, spec: JointLim
       checkAngle(swing[side], 0, Math.PI, `${who}: swing.${side}`, joint);
     if (swing.upAxis !== undefined) {
       up = checkAxis(swing.upAxis, `${who}: swing.upAxis`, joint);
-      const a = parentFrameBoneAxis(limits, joint);
-      const along = up[0] * a[0] + up[1] * a[1] + up[2] * a[2];
-      if (Math.abs(along) > 1 - 1e-6) {
-        throw new FabrikError(
-          `${who}: swing.upAxis is parallel to the bone, so it defines no "up"`,
-          joint,
-          "swing.upAxis",
-        );
-      }
+      checkAcrossBone(limits, joint, up, who, "swing.upAxis", 'it defines no "up"');
     }
   }
   if (twist !== undefined) checkRange(twist, -Math.PI, Math.PI, `${who}: twist`, joint);
@@ -223,6 +252,18 @@ export function setJointLimit(limits: JointLimits, joint: number, spec: JointLim
     checkRange(hinge, -Math.PI, Math.PI, `${who}: hinge`, joint);
     hingeAxis = checkAxis(hinge.axis, `${who}: hinge.axis`, joint);
   }
+  let universalAxis: [number, number, number] | undefined;
+  if (universal !== undefined) {
+    if (universal === null || typeof universal !== "object")
+      throw new FabrikError(`${who}: universal must be { axis?, first, second }`, joint, "universal");
+    checkRange(universal.first, -Math.PI, Math.PI, `${who}: universal.first`, joint);
+    checkRange(universal.second, -Math.PI / 2, Math.PI / 2, `${who}: universal.second`, joint);
+    if (universal.axis !== undefined) {
+      universalAxis = checkAxis(universal.axis, `${who}: universal.axis`, joint);
+      checkAcrossBone(limits, joint, universalAxis, who, "universal.axis", "it cannot swing the bone");
+    }
+  }
+  if (pivot !== undefined) checkRange(pivot, -Math.PI, Math.PI, `${who}: pivot`, joint);
   if (stretch !== undefined) {
     checkRange(stretch, 0, Infinity, `${who}: stretch`, joint);
     if (rig.parents[joint] < 0)
@@ -245,12 +286,7 @@ export function setJointLimit(limits: JointLimits, joint: number, spec: JointLim
   }
   if (twist !== undefined) {
     flags |= LIMIT_TWIST;
-    limits.twist[j2] = twist.min;
-    limits.twist[j2 + 1] = twist.max;
-    limits.twistHalf[j4] = Math.cos(twist.min / 2);
-    limits.twistHalf[j4 + 1] = Math.sin(twist.min / 2);
-    limits.twistHalf[j4 + 2] = Math.cos(twist.max / 2);
-    limits.twistHalf[j4 + 3] = Math.sin(twist.max / 2);
+    setTwist(limits, joint, twist);
   }
   if (hinge !== undefined && hingeAxis !== undefined) {
     flags |= LIMIT_HINGE;
@@ -264,6 +300,21 @@ export function setJointLimit(limits: JointLimits, joint: number, spec: JointLim
     limits.hingeAxis[j3 + 1] = scratch[1];
     limits.hingeAxis[j3 + 2] = scratch[2];
   }
+  if (universal !== undefined) {
+    flags |= LIMIT_UNIVERSAL;
+    limits.swing[j4] = universal.first.min;
+    limits.swing[j4 + 1] = universal.first.max;
+    limits.swing[j4 + 2] = universal.second.min;
+    limits.swing[j4 + 3] = universal.second.max;
+    setSwingFrame(limits, joint, universalAxis);
+  }
+  if (pivot !== undefined) {
+    // No swing at all, a twist range: the swing and twist projection then only rolls the bone.
+    flags |= LIMIT_SWING | LIMIT_TWIST;
+    limits.swing.fill(0, j4, j4 + 4);
+    limits.swingCosMin[joint] = 1;
+    setTwist(limits, joint, pivot);
+  }
   if (fixed) flags |= LIMIT_FIXED;
   if (stretch !== undefined) {
     flags |= LIMIT_STRETCH;
@@ -274,55 +325,12 @@ export function setJointLimit(limits: JointLimits, joint: number, spec: JointLim
   limits.specs[joint] = structuredClone(spec);
 }
 
-function checkAngle(value: unknown, min: number, max: number, what: string, joint: number): void {
-  if (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max) {
-    throw new FabrikError(
-      `${what} must be an angle in [${fmt(min)}, ${fmt(max)}] radians, got ${String(value)}`,
-      joint,
-      what,
-    );
-  }
-}
-
-function checkRange(
-  range: { min: number; max: number },
-  lo: number,
-  hi: number,
-  what: string,
-  joint: number,
-): void {
-  if (range === null || typeof range !== "object")
-    throw new FabrikError(`${what} must be { min, max }`, joint, what);
-  for (const key of ["min", "max"] as const) {
-    const v = range[key];
-    if (typeof v !== "number" || !Number.isFinite(v) || v < lo || v > hi) {
-      throw new FabrikError(
-        `${what}.${key} must be a number in [${fmt(lo)}, ${fmt(hi)}], got ${String(v)}`,
-        joint,
-        what,
-      );
-    }
-  }
-  if (range.min > range.max) {
-    throw new FabrikError(`${what} is inverted: min ${range.min} > max ${range.max}`, joint, what);
-  }
-}
-
-function checkAxis(axis: unknown, what: string, joint: number): [number, number, number] {
-  if (
-    !Array.isArray(axis) ||
-    axis.length !== 3 ||
-    !axis.every((v) => typeof v === "number" && Number.isFinite(v))
-  ) {
-    throw new FabrikError(`${what} must be three finite numbers`, joint, what);
-  }
-  const len = Math.hypot(axis[0], axis[1], axis[2]);
-  if (!(len > 1e-12)) throw new FabrikError(`${what} has zero length`, joint, what);
-  return [axis[0] / len, axis[1] / len, axis[2] / len];
-}
-
-function fmt(v: number): string {
-  if (v === Math.PI) return "π";
-  if (v === -Math.PI) return "-π";
-  return String(v);
+function setTwist(limits: JointLimits, joint: number, range: { min: number; max: number }): void {
+  limits.twist[2 * joint] = range.min;
+  limits.twist[2 * joint + 1] = range.max;
+  const j4 = 4 * joint;
+  limits.twistHalf[j4] = Math.cos(range.min / 2);
+  limits.twistHalf[j4 + 1] = Math.sin(range.min / 2);
+  limits.twistHalf[j4 + 2] = Math.cos(range.max / 2);
+  limits.twistHalf[j4 + 3] = Math.sin(range.max / 2);
 }

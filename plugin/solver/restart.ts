@@ -1,4 +1,11 @@
-import { LIMIT_FIXED, LIMIT_HINGE, LIMIT_ROTATION, LIMIT_SWING, LIMIT_TWIST } from "./limits.js";
+import {
+  LIMIT_FIXED,
+  LIMIT_HINGE,
+  LIMIT_ROTATION,
+  LIMIT_SWING,
+  LIMIT_TWIST,
+  LIMIT_UNIVERSAL,
+} from "./limits.js";
 import { clearOnLimit } from "./lockEscape.js";
 import type { SolvePlan } from "./plan.js";
 import { quatMultiply, quatNormalize, quatRotate } from "./quaternion.js";
@@ -78,6 +85,15 @@ function startLocal(plan: SolvePlan, j: number, k: number, temp: Float64Array): 
       max = limits.hinge[2 * j + 1];
     angle = min + (k === 0 ? 0.5 : hash(k, j, 0)) * (max - min);
     axis = limits.hingeAxis;
+  } else if (flags & LIMIT_UNIVERSAL) {
+    // Ru(α) · Rv(β), each angle at mid-range or hashed within it.
+    const r = limits.swing;
+    const alpha = r[4 * j] + (k === 0 ? 0.5 : hash(k, j, 1)) * (r[4 * j + 1] - r[4 * j]);
+    const s = Math.sin(0.5 * alpha);
+    for (let i = 0; i < 3; i++) temp[S + i] = limits.upAxis[j3 + i] * s;
+    temp[S + 3] = Math.cos(0.5 * alpha);
+    angle = r[4 * j + 2] + (k === 0 ? 0.5 : hash(k, j, 0)) * (r[4 * j + 3] - r[4 * j + 2]);
+    axis = limits.rightAxis;
   } else {
     if (flags & LIMIT_TWIST) {
       const min = limits.twist[2 * j],
