@@ -81,12 +81,12 @@ export function inspectorRowList(
   const names = ik.rig!.names;
   const roleOf = new Map<number, string>();
   for (const [role, j] of Object.entries(ik.roles)) if (j !== undefined) roleOf.set(j, role);
-  const angle = (label: string, suffix: string, min: number): IInspectable => ({
+  const angle = (label: string, suffix: string, min: number, max = 180): IInspectable => ({
     label,
     propertyName: `${p}${suffix}`,
     type: InspectableType.Slider,
     min,
-    max: 180,
+    max,
     step: 1,
   });
   rows.push(
@@ -108,6 +108,12 @@ export function inspectorRowList(
     angle("Twist max (°)", "TwistMax", -180),
     angle("Hinge min (°)", "HingeMin", -180),
     angle("Hinge max (°)", "HingeMax", -180),
+    angle("Pivot min (°)", "PivotMin", -180),
+    angle("Pivot max (°)", "PivotMax", -180),
+    angle("Universal first min (°)", "UniversalFirstMin", -180),
+    angle("Universal first max (°)", "UniversalFirstMax", -180),
+    angle("Universal second min (°)", "UniversalSecondMin", -90, 90),
+    angle("Universal second max (°)", "UniversalSecondMax", -90, 90),
     {
       label: "Reset joint limits",
       propertyName: `${p}ResetJoint`,

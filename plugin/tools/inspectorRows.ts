@@ -8,8 +8,17 @@ import { DebugToggle } from "./debugToggle.js";
 import { inspectorRowList } from "./inspectorRowList.js";
 import { clamp, degrees, describeLimits, describeReport, describeSource, finite } from "./inspectorValues.js";
 import { getSelectedJoint, setSelectedJoint } from "./jointSelection.js";
-import { editRange, editSwing, jointObject, SWING_SIDES } from "./limitEdits.js";
+import { editRange, editSwing, jointObject, rangeOf, SWING_SIDES, type RangeKind } from "./limitEdits.js";
 import { moveTarget, retarget, targetPosition } from "./targetEdits.js";
+
+/** The range rows, by the kind of limit they edit, and their property names. */
+const RANGE_ROWS: readonly (readonly [RangeKind, string])[] = [
+  ["twist", "Twist"],
+  ["hinge", "Hinge"],
+  ["pivot", "Pivot"],
+  ["first", "UniversalFirst"],
+  ["second", "UniversalSecond"],
+];
 
 /** Anything the Inspector can select that carries custom rows: a Node, or the behavior itself. */
 type Host = object & { inspectableCustomProperties?: IInspectable[] };
@@ -180,16 +189,16 @@ export class InspectorRows {
         (v) => editSwing(ik, getSelectedJoint(ik), side, finite(v, `swing ${side}`), warn),
       );
     }
-    for (const kind of ["twist", "hinge"] as const) {
-      const name = kind === "twist" ? "Twist" : "Hinge";
+    for (const [kind, name] of RANGE_ROWS) {
+      const bound = kind === "second" ? Math.PI / 2 : Math.PI;
       this._define(
         `${name}Min`,
-        () => degrees(this._spec()?.[kind]?.min ?? -Math.PI),
+        () => degrees(rangeOf(this._spec(), kind)?.min ?? -bound),
         (v) => editRange(ik, getSelectedJoint(ik), kind, "min", finite(v, `${kind} min`), warn),
       );
       this._define(
         `${name}Max`,
-        () => degrees(this._spec()?.[kind]?.max ?? Math.PI),
+        () => degrees(rangeOf(this._spec(), kind)?.max ?? bound),
         (v) => editRange(ik, getSelectedJoint(ik), kind, "max", finite(v, `${kind} max`), warn),
       );
     }

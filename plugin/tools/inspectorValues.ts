@@ -31,6 +31,8 @@ export function describeLimits(ik: FabrikBehavior, j: number): string {
   const kinds: string[] = [];
   if (spec?.fixed) kinds.push("fixed");
   if (spec?.hinge) kinds.push("hinge");
+  if (spec?.universal) kinds.push("universal");
+  if (spec?.pivot) kinds.push("pivot");
   if (spec?.swing) kinds.push("swing");
   if (spec?.twist) kinds.push("twist");
   if (spec?.stretch) kinds.push("stretch");

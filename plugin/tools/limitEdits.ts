@@ -1,7 +1,7 @@
 import type { Bone } from "@babylonjs/core/Bones/bone.js";
 import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import type { FabrikBehavior } from "../babylon/index.js";
-import type { SwingLimitSpec } from "../solver/index.js";
+import type { JointLimitSpec, SwingLimitSpec } from "../solver/index.js";
 import { clamp, RAD } from "./inspectorValues.js";
 
 /*
@@ -27,11 +27,33 @@ export function jointName(ik: FabrikBehavior, j: number): string {
   return `"${ik.rig!.names[j]}"`;
 }
 
+/** The limits an Inspector range row edits: a twist, hinge or pivot range, or one of a universal joint's two. */
+export type RangeKind = "twist" | "hinge" | "pivot" | "first" | "second";
+
+/** What joint j is when it is not a swing/twist joint, for warnings; undefined for one that is (or is free). */
+function otherKind(spec: JointLimitSpec): string | undefined {
+  if (spec.fixed === true) return "a fixed joint";
+  if (spec.hinge !== undefined) return "a hinge";
+  if (spec.universal !== undefined) return "a universal joint";
+  if (spec.pivot !== undefined) return "a pivot";
+  return undefined;
+}
+
+/** The range a row of `kind` shows for a spec, undefined when the joint has none. */
+export function rangeOf(
+  spec: JointLimitSpec | undefined,
+  kind: RangeKind,
+): { min: number; max: number } | undefined {
+  if (kind === "first" || kind === "second") return spec?.universal?.[kind];
+  return spec?.[kind];
+}
+
 /** Sets one side of joint j's swing cone. A free joint gains a cone open to π on the other sides: the same freedom, now adjustable. */
 export function editSwing(ik: FabrikBehavior, j: number, side: SwingSide, deg: number, warn: WarnOnce): void {
   const spec = ik.getLimit(jointObject(ik, j)) ?? {};
-  if (spec.hinge !== undefined || spec.fixed === true) {
-    warn(`swing${j}`, `${jointName(ik, j)} is a ${spec.fixed ? "fixed joint" : "hinge"}: it has no swing`);
+  const other = otherKind(spec);
+  if (other !== undefined) {
+    warn(`swing${j}`, `${jointName(ik, j)} is ${other}: it has no swing`);
     return;
   }
   const swing = spec.swing ?? { up: Math.PI, right: Math.PI, down: Math.PI, left: Math.PI };
@@ -40,36 +62,41 @@ export function editSwing(ik: FabrikBehavior, j: number, side: SwingSide, deg: n
   ik.setLimit(jointObject(ik, j), spec);
 }
 
-/** Sets one end of joint j's twist or hinge range, keeping min <= max by clamping against the other end. */
+/**
+ * Sets one end of one of joint j's ranges, keeping min <= max by clamping against the other end. A twist row
+ * on a free or swing joint adds a twist range; the other kinds edit only a joint of that kind.
+ */
 export function editRange(
   ik: FabrikBehavior,
   j: number,
-  kind: "twist" | "hinge",
+  kind: RangeKind,
   end: "min" | "max",
   deg: number,
   warn: WarnOnce,
 ): void {
   const spec = ik.getLimit(jointObject(ik, j)) ?? {};
-  let range: { min: number; max: number };
-  if (kind === "hinge") {
-    if (spec.hinge === undefined) {
-      warn(
-        `hinge${j}`,
-        `${jointName(ik, j)} is not a hinge; make it one with setLimit(joint, { hinge: { axis, min, max } })`,
-      );
+  let range = rangeOf(spec, kind);
+  if (kind === "twist") {
+    const other = otherKind(spec);
+    if (other !== undefined) {
+      warn(`twist${j}`, `${jointName(ik, j)} is ${other}: it has no twist`);
       return;
     }
-    range = spec.hinge;
-  } else {
-    if (spec.hinge !== undefined || spec.fixed === true) {
-      warn(`twist${j}`, `${jointName(ik, j)} is a ${spec.fixed ? "fixed joint" : "hinge"}: it has no twist`);
-      return;
-    }
-    range = spec.twist ?? { min: -Math.PI, max: Math.PI };
-    spec.twist = range;
+    range ??= spec.twist = { min: -Math.PI, max: Math.PI };
+  } else if (range === undefined) {
+    warn(`${kind}${j}`, `${jointName(ik, j)} is not ${MAKE[kind]}`);
+    return;
   }
+  const bound = kind === "second" ? Math.PI / 2 : Math.PI;
   const value = deg * RAD;
-  if (end === "min") range.min = clamp(value, -Math.PI, range.max);
-  else range.max = clamp(value, range.min, Math.PI);
+  if (end === "min") range.min = clamp(value, -bound, range.max);
+  else range.max = clamp(value, range.min, bound);
   ik.setLimit(jointObject(ik, j), spec);
 }
+
+const MAKE: Record<Exclude<RangeKind, "twist">, string> = {
+  hinge: "a hinge; make it one with setLimit(joint, { hinge: { axis, min, max } })",
+  pivot: "a pivot; make it one with setLimit(joint, { pivot: { min, max } })",
+  first: "a universal joint; make it one with setLimit(joint, { universal: { first, second } })",
+  second: "a universal joint; make it one with setLimit(joint, { universal: { first, second } })",
+};

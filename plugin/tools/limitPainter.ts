@@ -1,6 +1,13 @@
 import type { Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import type { FabrikBehavior, PoseReader, SkeletonRig } from "../babylon/index.js";
-import { LIMIT_FIXED, LIMIT_HINGE, LIMIT_SWING, LIMIT_TWIST, type JointLimits } from "../solver/limits.js";
+import {
+  LIMIT_FIXED,
+  LIMIT_HINGE,
+  LIMIT_SWING,
+  LIMIT_TWIST,
+  LIMIT_UNIVERSAL,
+  type JointLimits,
+} from "../solver/limits.js";
 import type { SolvePlan } from "../solver/index.js";
 import { quatConjugateMultiply, quatMultiply, quatRotate } from "../solver/quaternion.js";
 import { FABRIK_DEBUG_COLORS } from "./debugColors.js";
@@ -19,11 +26,13 @@ const VC = 22; // an arc centre
 const VA = 25; // an axis
 const SX = 28; // swing-space point x, y
 const SL = 30; // a length
-const SCRATCH = 31;
+const SA = 31; // a universal joint's angles α, β
+const SCRATCH = 33;
 
 /**
  * Draws each limited joint's swing cone (its elliptical outline and the four side angles) and its twist or
- * hinge arc with the joint's current angle, in the joint's frame, into the debug view's limit slots: red
+ * hinge arc with the joint's current angle (a universal joint: the outline of its two ranges; a pivot: its
+ * roll arc), in the joint's frame, into the debug view's limit slots: red
  * while the joint sits on its limit, white for the joint chosen in the Inspector.
  */
 export class LimitPainter {
@@ -108,10 +117,13 @@ export class LimitPainter {
     for (let k = 0; k < SLOT_LINES; k++) paint(debugLines.colors[start + k], k < 2 ? coneColor : arcColor);
     const flags = j >= 0 && this._showLimits ? limits.flags[j] : 0;
     const rotationLimited = (flags & (LIMIT_HINGE | LIMIT_FIXED)) === 0;
-    const hasSwing = rotationLimited && (flags & LIMIT_SWING) !== 0;
+    // A pivot is stored as a closed cone with a twist range: only its arc is worth drawing.
+    const pivot = flags !== 0 && limits.specs[j]?.pivot !== undefined;
+    const hasSwing = rotationLimited && !pivot && (flags & LIMIT_SWING) !== 0;
     const hasTwist = rotationLimited && (flags & LIMIT_TWIST) !== 0;
     const hasHinge = (flags & LIMIT_HINGE) !== 0;
-    if (j < 0 || !(hasSwing || hasTwist || hasHinge)) {
+    const hasUniversal = rotationLimited && (flags & LIMIT_UNIVERSAL) !== 0;
+    if (j < 0 || !(hasSwing || hasTwist || hasHinge || hasUniversal)) {
       const at = j >= 0 ? 3 * j : 0;
       collapse(cone, m, pos, at);
       collapse(spokes, m, pos, at);
@@ -149,6 +161,8 @@ export class LimitPainter {
         s[SX + 1] = side === 0 ? sw[j4] : side === 2 ? -sw[j4 + 2] : 0;
         swingPoint(spokes[i], m, pos, limits, j, s);
       }
+    } else if (hasUniversal) {
+      drawUniversal(cone, spokes, m, pos, limits, j, s);
     } else if (hasHinge) {
       collapse(cone, m, pos, j3);
       // The hinge axis, through the joint.
@@ -221,6 +235,69 @@ export class LimitPainter {
   }
 }
 
+/**
+ * A universal joint's two ranges as the outline of the directions they allow (one edge of the (α, β)
+ * rectangle per quarter of the outline) and spokes to the middle of each edge.
+ */
+function drawUniversal(
+  cone: Vector3[],
+  spokes: Vector3[],
+  m: Float64Array,
+  pos: Float64Array,
+  limits: JointLimits,
+  j: number,
+  s: Float64Array,
+): void {
+  const r = limits.swing,
+    j4 = 4 * j;
+  const a0 = r[j4],
+    a1 = r[j4 + 1],
+    b0 = r[j4 + 2],
+    b1 = r[j4 + 3];
+  const quarter = (cone.length - 1) / 4;
+  for (let i = 0; i < cone.length; i++) {
+    const edge = Math.min(3, Math.floor(i / quarter)),
+      t = (i - edge * quarter) / quarter;
+    // Around the rectangle: α = min up β, β = max along α, α = max down β, β = min back along α.
+    s[SA] = edge === 0 ? a0 : edge === 1 ? a0 + t * (a1 - a0) : edge === 2 ? a1 : a1 - t * (a1 - a0);
+    s[SA + 1] = edge === 0 ? b0 + t * (b1 - b0) : edge === 1 ? b1 : edge === 2 ? b1 - t * (b1 - b0) : b0;
+    universalPoint(cone[i], m, pos, limits, j, s);
+  }
+  for (let i = 0; i < SPOKE_POINTS; i++) {
+    if (i % 2 === 0) {
+      toWorld(spokes[i], m, pos, 3 * j);
+      continue;
+    }
+    const side = (i - 1) / 2;
+    s[SA] = side === 0 ? a0 : side === 2 ? a1 : 0.5 * (a0 + a1);
+    s[SA + 1] = side === 1 ? b1 : side === 3 ? b0 : 0.5 * (b0 + b1);
+    universalPoint(spokes[i], m, pos, limits, j, s);
+  }
+}
+
+/** Where a universal joint at angles s[SA..SA+1] points its bone: u sin β − v cos β sin α + b cos β cos α. */
+function universalPoint(
+  v: Vector3,
+  m: Float64Array,
+  pos: Float64Array,
+  limits: JointLimits,
+  j: number,
+  s: Float64Array,
+): void {
+  const alpha = s[SA],
+    beta = s[SA + 1];
+  const j3 = 3 * j;
+  const cb = Math.cos(beta);
+  const cu = Math.sin(beta),
+    cv = -cb * Math.sin(alpha),
+    ca = cb * Math.cos(alpha);
+  const u = limits.upAxis,
+    w = limits.rightAxis,
+    a = limits.boneAxis;
+  for (let i = 0; i < 3; i++) s[VD + i] = cu * u[j3 + i] + cv * w[j3 + i] + ca * a[j3 + i];
+  placeDirection(v, m, pos, j, s);
+}
+
 /** How far each joint's cone reaches: most of its bone, within sensible bounds of the character's height. */
 function coneLengths(rig: SkeletonRig, behavior: FabrikBehavior): Float64Array {
   const n = rig.jointCount;
@@ -270,6 +347,12 @@ function swingPoint(
     r = limits.rightAxis,
     u = limits.upAxis;
   for (let i = 0; i < 3; i++) s[VD + i] = c * a[j3 + i] + k * (x * r[j3 + i] + y * u[j3 + i]);
+  placeDirection(v, m, pos, j, s);
+}
+
+/** The rest-frame direction s[VD..], turned by the frame F = s[QF..] and placed s[SL] from joint j. */
+function placeDirection(v: Vector3, m: Float64Array, pos: Float64Array, j: number, s: Float64Array): void {
+  const j3 = 3 * j;
   quatRotate(s, VD, s, QF, s, VD);
   const length = s[SL];
   for (let i = 0; i < 3; i++) s[VP + i] = pos[j3 + i] + length * s[VD + i];

@@ -36,10 +36,7 @@ import {
   type PlainRig,
   type Rand,
 } from "./generate.js";
-
-const LIMIT_FIXED = 8;
-const LIMIT_STRETCH = 16;
-const LIMIT_ROTATION = 1 | 2 | 4 | 8;
+import { LIMIT_FIXED, LIMIT_ROTATION, LIMIT_STRETCH } from "../../plugin/solver/limits.js";
 
 /** Bone lengths and parent-frame offsets hold to this (relative), as the solver promises. */
 const LENGTH_TOLERANCE = 1e-9;
@@ -1094,10 +1091,14 @@ export function runCase(seed: number, trace?: (solve: SolveTrace) => void): Case
         try {
           setJointLimit(limits, j, spec);
         } catch (error) {
-          // The one refusal a generated spec may meet: an up axis along the bone. Check it, then go on without.
-          const along = /swing\.upAxis is parallel to the bone/.test((error as Error).message);
+          // The one refusal a generated spec may meet: an up axis (or a universal joint's first axis) along
+          // the bone. Check it, then go on without.
+          const along = /(swing\.upAxis|universal\.axis) is parallel to the bone/.test(
+            (error as Error).message,
+          );
           if (!(error instanceof FabrikError) || !along) throw error;
-          delete spec.swing!.upAxis;
+          if (spec.swing !== undefined) delete spec.swing.upAxis;
+          if (spec.universal !== undefined) delete spec.universal.axis;
           setJointLimit(limits, j, spec);
         }
       }

@@ -8,6 +8,7 @@ import {
   type Pose,
   type Rig,
 } from "../../plugin/index.js";
+import { random } from "../solver/fixtures.js";
 import { conj, mul, rotate } from "../solver/limitChecks.js";
 
 export type Rand = () => number;
@@ -151,7 +152,7 @@ export function parentFrameBoneAxis(limits: JointLimits, j: number): Vec3 {
 /**
  * A limit spec for joint j, or undefined (free). Includes the degenerate ones: zero-width cones, min = max
  * hinges and twists, stretch ranges that exclude the rest length or pin it to zero, and (with small chance)
- * a swing up axis along the bone, which setJointLimit must refuse.
+ * a swing up axis (or a universal joint's first axis) along the bone, which setJointLimit must refuse.
  */
 export function generateLimitSpec(rand: Rand, rig: Rig, limits: JointLimits, j: number): JointLimitSpec {
   const spec: JointLimitSpec = {};
@@ -177,6 +178,20 @@ export function generateLimitSpec(rand: Rand, rig: Rig, limits: JointLimits, j: 
     spec.fixed = true;
   } else if (k < 0.8) {
     spec.swing = { up: 0, right: 0, down: 0, left: 0 };
+  } else if (k < 0.9) {
+    // Drawn from a generator of their own, seeded by k, so the main stream (and every older seed's case
+    // beyond this joint) is as it was before these kinds existed.
+    const own = random(Math.floor(k * 2 ** 32));
+    if (k < 0.86) {
+      spec.universal = {
+        first: range(own, -Math.PI, Math.PI),
+        second: range(own, -Math.PI / 2, Math.PI / 2),
+      };
+      if (chance(own, 0.3))
+        spec.universal.axis = chance(own, 0.1) ? parentFrameBoneAxis(limits, j) : unitVector(own);
+    } else {
+      spec.pivot = range(own, -Math.PI, Math.PI);
+    }
   }
   if (rig.parents[j] >= 0 && chance(rand, 0.15)) {
     const rl = rig.restLengths[j] || rig.restLengths.reduce((a, b) => Math.max(a, b), 0) || 1;

@@ -301,6 +301,43 @@ const SOLVER_ROWS: Row[] = [
   },
   {
     api: "`setJointLimit`",
+    input: "`universal` or `pivot` together with another rotation limit",
+    result:
+      'limits of joint 1 ("elbow"): a joint is one kind of joint; got swing/twist and universal (a universal or pivot joint takes no other rotation limit)',
+    option: "universal",
+    joint: 1,
+    ...limit(1, {
+      universal: { first: { min: 0, max: 1 }, second: { min: 0, max: 1 } },
+      twist: { min: 0, max: 0 },
+    }),
+  },
+  {
+    api: "`setJointLimit`",
+    input: "a universal joint's second range outside [-π/2, π/2] (its first: outside [-π, π])",
+    result: 'limits of joint 1 ("elbow"): universal.second.max must be a number in [-π/2, π/2], got 2',
+    option: 'limits of joint 1 ("elbow"): universal.second',
+    joint: 1,
+    ...limit(1, { universal: { first: { min: 0, max: 1 }, second: { min: 0, max: 2 } } }),
+  },
+  {
+    api: "`setJointLimit`",
+    input: "`universal.axis` along the bone",
+    result:
+      'limits of joint 0 ("shoulder"): universal.axis is parallel to the bone, so it cannot swing the bone',
+    option: "universal.axis",
+    joint: 0,
+    ...limit(0, { universal: { axis: [0, 2, 0], first: { min: 0, max: 1 }, second: { min: 0, max: 1 } } }),
+  },
+  {
+    api: "`setJointLimit`",
+    input: "an inverted pivot range, or one outside [-π, π]",
+    result: 'limits of joint 2 ("wrist"): pivot is inverted: min 1 > max 0',
+    option: 'limits of joint 2 ("wrist"): pivot',
+    joint: 2,
+    ...limit(2, { pivot: { min: 1, max: 0 } }),
+  },
+  {
+    api: "`setJointLimit`",
     input: "`stretch` on a root, or a negative length",
     result: 'limits of joint 0 ("shoulder"): a root has no bone to stretch',
     option: "stretch",

@@ -201,6 +201,50 @@ describe.skipIf(!mannequin.present)("FabrikDebugView (mannequin)", () => {
     expect(angle(first, now) + angle(now, last)).toBeCloseTo(hinge.max - hinge.min, 4);
   });
 
+  it("draws a universal joint's two ranges as the outline of its directions, and a pivot's roll arc alone", () => {
+    const ik = attach(loaded);
+    const arm = ik.jointIndex("leftUpperArm");
+    const elbow = ik.jointIndex("leftLowerArm");
+    const first = { min: -20 * DEG, max: 50 * DEG },
+      second = { min: -30 * DEG, max: 10 * DEG };
+    ik.setLimit("leftUpperArm", { universal: { first, second } });
+    ik.setTarget("leftHand", new Vector3(2, 0.5, -2));
+    const view = new FabrikDebugView(ik);
+    const frames = capture(view, ik);
+    loaded.scene.render();
+    const { lines, world } = frames[0];
+    const [outline, spokes, arc] = slotLines(view, lines, arm);
+    const joint = world[arm];
+    // The outline's corners are the rectangle's: the corner directions span first.max − first.min about
+    // the first axis (at β = second.min, the start of the last edge) and, at α = first.min, the second range.
+    const quarter = (outline.length - 1) / 4;
+    const corner = (k: number) => outline[k * quarter].subtract(joint);
+    expect(angle(corner(0), corner(1))).toBeCloseTo(second.max - second.min, 6);
+    expect(angle(corner(3), corner(0))).toBeCloseTo(
+      2 * Math.asin(Math.cos(second.min) * Math.sin((first.max - first.min) / 2)),
+      6,
+    );
+    expect(Vector3.Distance(outline[0], outline[outline.length - 1])).toBeLessThan(1e-9);
+    for (let i = 0; i < 9; i += 2) expect(Vector3.Distance(spokes[i], joint)).toBeLessThan(1e-5);
+    // No roll, so no arc.
+    for (const p of arc) expect(Vector3.Distance(p, joint)).toBeLessThan(1e-5);
+    // Far behind the back, the arm ends on the edge of its ranges: on the drawn outline.
+    expect(ik.plan!.report.onLimit[arm]).toBe(1);
+    const bone = world[elbow].subtract(joint);
+    const nearest = Math.min(...outline.map((p) => angle(p.subtract(joint), bone)));
+    expect(nearest).toBeLessThan(2 * DEG);
+
+    ik.setLimit("leftUpperArm", { pivot: { min: -20 * DEG, max: 40 * DEG } });
+    loaded.scene.render();
+    const [pivotOutline, pivotSpokes, pivotArc, pivotIndicator] = slotLines(view, frames[1].lines, arm);
+    const pivotJoint = frames[1].world[arm];
+    for (const p of [...pivotOutline, ...pivotSpokes])
+      expect(Vector3.Distance(p, pivotJoint)).toBeLessThan(1e-5);
+    const centre = pivotIndicator[0];
+    const ends = [pivotArc[0], pivotArc[pivotArc.length - 1]].map((p) => p.subtract(centre));
+    expect(angle(ends[0], ends[1])).toBeCloseTo(60 * DEG, 6);
+  });
+
   it("turns a joint red while it sits on its limit", () => {
     const ik = attach(loaded);
     const arm = ik.jointIndex("leftUpperArm");

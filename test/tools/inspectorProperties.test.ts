@@ -90,6 +90,12 @@ describe.skipIf(!mannequin.present)("Inspector properties (mannequin)", () => {
       ["fabrikTwistMax", InspectableType.Slider],
       ["fabrikHingeMin", InspectableType.Slider],
       ["fabrikHingeMax", InspectableType.Slider],
+      ["fabrikPivotMin", InspectableType.Slider],
+      ["fabrikPivotMax", InspectableType.Slider],
+      ["fabrikUniversalFirstMin", InspectableType.Slider],
+      ["fabrikUniversalFirstMax", InspectableType.Slider],
+      ["fabrikUniversalSecondMin", InspectableType.Slider],
+      ["fabrikUniversalSecondMax", InspectableType.Slider],
       ["fabrikResetJoint", InspectableType.Button],
       ["fabrikFreeJoint", InspectableType.Button],
     ];
@@ -300,6 +306,32 @@ describe.skipIf(!mannequin.present)("Inspector properties (mannequin)", () => {
     expect(ik.getLimit("leftLowerArm")!.twist).toBeUndefined();
     root.fabrikJoint = 10_000;
     expect(getSelectedJoint(ik)).toBe(ik.jointIndex("leftLowerArm"));
+
+    // A universal joint (the wrist made one): its two ranges have rows of their own, the second within ±90°.
+    const wrist = ik.jointIndex("leftHand");
+    ik.setLimit("leftHand", {
+      universal: { first: { min: -0.5, max: 0.5 }, second: { min: -0.3, max: 0.3 } },
+    });
+    root.fabrikJoint = wrist;
+    expect(root.fabrikJointLimits).toMatch(/^LeftHand: universal/);
+    root.fabrikUniversalFirstMax = 40;
+    root.fabrikUniversalSecondMin = -120;
+    expect(ik.getLimit("leftHand")!.universal).toMatchObject({
+      first: { min: -0.5, max: (40 * Math.PI) / 180 },
+      second: { min: -Math.PI / 2, max: 0.3 },
+    });
+    expect(root.fabrikPivotMin).toBe(-180);
+    root.fabrikSwingUp = 10;
+    root.fabrikTwistMax = 10;
+    root.fabrikPivotMax = 10;
+    expect(ik.getLimit("leftHand")).toEqual({
+      universal: { first: { min: -0.5, max: (40 * Math.PI) / 180 }, second: { min: -Math.PI / 2, max: 0.3 } },
+    });
+    // A pivot: its roll range has rows; the universal rows change nothing.
+    ik.setLimit("leftHand", { pivot: { min: -1, max: 1 } });
+    root.fabrikPivotMin = -30;
+    root.fabrikUniversalFirstMin = 0;
+    expect(ik.getLimit("leftHand")).toEqual({ pivot: { min: -Math.PI / 6, max: 1 } });
   });
 
   it("tells a watching Inspector to re-read the rows that a change affects", () => {
