@@ -1,3 +1,4 @@
+import { dampedHingeSteps } from "./hingeDamped.js";
 import { projectRotation } from "./jointLimitProjection.js";
 import { LIMIT_FIXED, LIMIT_HINGE, LIMIT_ROTATION } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
@@ -81,6 +82,8 @@ export function escapeLock(
   escapeStep[0] = step;
   escapeRelaxation[0] = targetsWithinLength(plan, c, positions, targets, 0) ? OVER_RELAXATION : 1;
 
+  // A robot arm (hinges only) takes damped steps instead of the sweeps: see hingeDamped.ts.
+  if (dampedHingeSteps(plan, c, positions, orientations, targets)) return;
   const first = plan.componentEffectorStart[c],
     last = plan.componentEffectorStart[c + 1];
   let before = residualSum[0];
