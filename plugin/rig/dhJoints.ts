@@ -43,7 +43,7 @@ export function dhForwardKinematics(arm: DHArm, values: ArrayLike<number>, pose:
 /**
  * Reads the joint values of a pose of the arm (a solved one, or one from {@link dhForwardKinematics}) into
  * `out` (one per DH row). A revolute value is the hinge's angle from home, within π of it and moved by a
- * full turn into the joint's range where that puts it inside; a prismatic value is the slider's length.
+ * full turn where that brings it nearer the joint's range; a prismatic value is the slider's length.
  * Allocates nothing.
  */
 export function readDHJointValues(arm: DHArm, pose: Pose, out: Float64Array): void {
@@ -77,10 +77,14 @@ export function readDHJointValues(arm: DHArm, pose: Pose, out: Float64Array): vo
     let angle = 2 * Math.atan2(temp[6], temp[7]);
     if (angle > Math.PI) angle -= 2 * Math.PI;
     else if (angle < -Math.PI) angle += 2 * Math.PI;
-    let value = table.home[i] + angle;
-    if (value < table.min[i] && value + 2 * Math.PI <= table.max[i]) value += 2 * Math.PI;
-    else if (value > table.max[i] && value - 2 * Math.PI >= table.min[i]) value -= 2 * Math.PI;
-    out[i] = value;
+    // Of the values a turn apart, the one nearest the range (a hinge at ±π may read either end).
+    const value = table.home[i] + angle;
+    const lo = table.min[i],
+      hi = table.max[i];
+    let bestValue = value;
+    if (beyond(value + 2 * Math.PI, lo, hi) < beyond(bestValue, lo, hi)) bestValue = value + 2 * Math.PI;
+    if (beyond(value - 2 * Math.PI, lo, hi) < beyond(bestValue, lo, hi)) bestValue = value - 2 * Math.PI;
+    out[i] = bestValue;
   }
 }
 
@@ -118,6 +122,11 @@ export function dhTargets(
     quatRotate(temp, 0, orientation, qo, temp, 0);
     for (let k = 0; k < 3; k++) out[3 + 3 * axis + k] = out[k] + temp[k];
   }
+}
+
+/** How far v lies outside [lo, hi]. */
+function beyond(v: number, lo: number, hi: number): number {
+  return v < lo ? lo - v : v > hi ? v - hi : 0;
 }
 
 function checkPose(arm: DHArm, pose: Pose, who: string): void {
