@@ -49,7 +49,7 @@ export function dampedHingeSteps(
   orientations: Float64Array,
   targets: Float64Array,
 ): boolean {
-  if (!qualifies(plan, c)) return false;
+  if (!takesDampedSteps(plan, c)) return false;
   const n = plan.rig.jointCount;
   if (turns.length < n) turns = new Float64Array(n);
   const { activeJoints, rotatingJoints, componentEffectors, effectorJoints } = plan;
@@ -133,7 +133,8 @@ export function dampedHingeSteps(
   return true;
 }
 
-function qualifies(plan: SolvePlan, c: number): boolean {
+/** True for a component the damped steps handle (see {@link dampedHingeSteps}). */
+export function takesDampedSteps(plan: SolvePlan, c: number): boolean {
   if (plan.componentEffectorStart[c + 1] - plan.componentEffectorStart[c] > MAX_EFFECTORS) return false;
   const flags = plan.scratch.flags;
   for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++) {
