@@ -238,7 +238,10 @@ function orient(plan: SolvePlan, j: number, orientations: Float64Array, scale: n
   const p = plan.rig.parents[j];
   const j4 = 4 * j;
   for (let i = 0; i < 4; i++) temp[D + i] = currentLocal[j4 + i];
-  if (flags[j] & LIMIT_HINGE && !(flags[j] & LIMIT_FIXED) && scale !== 0 && turns[j] !== 0) {
+  // Only the plan's rotating joints turn: `turns` holds stale values for every other joint.
+  const turning =
+    plan.scratch.rotatingIndex[j] >= 0 && (flags[j] & (LIMIT_HINGE | LIMIT_FIXED)) === LIMIT_HINGE;
+  if (turning && scale !== 0 && turns[j] !== 0) {
     const half = 0.5 * scale * turns[j];
     const s = Math.sin(half);
     temp[LIMIT] = limits.hingeAxis[3 * j] * s;
