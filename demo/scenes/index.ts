@@ -2,6 +2,7 @@ import { droppedScene } from "./dropped.js";
 import { creatureScene } from "./creature.js";
 import { poseScene } from "./pose.js";
 import { reachScene } from "./reach.js";
+import { robotArmScene } from "./robotArm.js";
 import { solverScene } from "./solver.js";
 import { tentaclesScene } from "./tentacles.js";
 import { walkScene } from "./walk.js";
@@ -15,5 +16,6 @@ export const SCENES: readonly SceneDefinition[] = [
   creatureScene,
   tentaclesScene,
   solverScene,
+  robotArmScene,
   droppedScene,
 ];

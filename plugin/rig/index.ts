@@ -53,3 +53,7 @@ export {
   transformDirection,
   transformPoint,
 } from "./arrayMath.js";
+export { type DHConvention, type DHJointType, type DHOptions, type DHRow, type DHTable } from "./dhTable.js";
+export { createRigFromDH, DH_SEPARATION, type DHArm } from "./dhRig.js";
+export type { DHLayout } from "./dhFrames.js";
+export { dhEffectors, dhForwardKinematics, dhTargets, readDHJointValues } from "./dhJoints.js";

@@ -1,5 +1,6 @@
 import { backwardPassChain, forwardPassChain, orientChainFromPositions } from "./chainPasses.js";
 import { LIMIT_HINGE } from "./limits.js";
+import { takesDampedSteps } from "./hingeDamped.js";
 import { hasLimit, keepsLimits } from "./limitCheck.js";
 import { escapeLock, restorePose, savePose, targetsWithinLength } from "./lockEscape.js";
 import { backwardPassOriented, forwardPassOriented } from "./orientedPasses.js";
@@ -66,6 +67,8 @@ export function iterateComponent(
   // to the configuration it has: it escapes only a lock on a limit, since another configuration would make
   // the limb jump between frames.
   const smallStep = targetsNearInput(plan, c, positions, targets);
+  // A robot arm's escape is a damped step (hingeDamped.ts): local, so a small step may take it too.
+  const damped = oriented && takesDampedSteps(plan, c);
   // A two-bone limb is answered in closed form when its joints' limits allow it.
   const branched = oriented && !plan.componentIsPath[c];
   if (
@@ -152,14 +155,14 @@ export function iterateComponent(
     // Stalled under limits or branches: a lock, a local minimum, or the best reachable pose. Escape from the
     // best pose and go on; when escapes stop paying, restart elsewhere while the budget lasts. A component
     // turning one joint has no other configuration: its passes already aim it as close as its limits allow.
-    if (singleJoint || !((withinLength && !smallStep) || anyOnLimit(plan, c))) break;
+    if (singleJoint || !((withinLength && (!smallStep || damped)) || anyOnLimit(plan, c))) break;
     if (best < bestAtLastEscape - stall) attempts = 0;
     else if (++attempts > MAX_ATTEMPTS) {
       // Out of reach, one restart only confirms the best pose; within length, another start may find it,
       // until a few in a row have found nothing better.
       if (best < bestAtRestart - stall) fruitless = 0;
       else if (++fruitless > MAX_FRUITLESS_RESTARTS) break;
-      if (restarts > 0 && !withinLength) break;
+      if ((restarts > 0 && !withinLength) || (smallStep && damped)) break;
       bestAtRestart = best;
       restartComponent(plan, c, positions, orientations, restarts);
       foldSwivelled(plan, c, positions, orientations, targets, restarts++);

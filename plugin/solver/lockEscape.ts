@@ -1,5 +1,6 @@
+import { dampedHingeSteps } from "./hingeDamped.js";
 import { projectRotation } from "./jointLimitProjection.js";
-import { LIMIT_FIXED, LIMIT_ROTATION } from "./limits.js";
+import { LIMIT_FIXED, LIMIT_HINGE, LIMIT_ROTATION } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
 import {
   quatConjugateMultiply,
@@ -60,6 +61,7 @@ const W = 8;
 const R = 12;
 const L = 16;
 const ID = 20;
+const A = 24;
 const LIMIT = 32;
 
 export function escapeLock(
@@ -80,6 +82,8 @@ export function escapeLock(
   escapeStep[0] = step;
   escapeRelaxation[0] = targetsWithinLength(plan, c, positions, targets, 0) ? OVER_RELAXATION : 1;
 
+  // A robot arm (hinges only) takes damped steps instead of the sweeps: see hingeDamped.ts.
+  if (dampedHingeSteps(plan, c, positions, orientations, targets)) return;
   const first = plan.componentEffectorStart[c],
     last = plan.componentEffectorStart[c + 1];
   let before = residualSum[0];
@@ -165,18 +169,22 @@ function turnToward(
     temp[V + i] /= lv;
     temp[W + i] /= lw;
   }
-  quatFromUnitVectors(temp, R, temp, V, temp, W);
   const step = escapeStep[0];
-  const half = Math.acos(Math.min(1, Math.abs(temp[R + 3])));
-  let angle = 2 * half * escapeRelaxation[0];
-  if (angle > step) angle = step;
-  if (half > 1e-12 && angle !== 2 * half) {
-    const s = Math.sin(0.5 * angle) / Math.sin(half);
-    const sign = temp[R + 3] < 0 ? -1 : 1;
-    temp[R] *= s * sign;
-    temp[R + 1] *= s * sign;
-    temp[R + 2] *= s * sign;
-    temp[R + 3] = Math.cos(0.5 * angle);
+  if ((plan.scratch.flags[r] & (LIMIT_HINGE | LIMIT_FIXED)) === LIMIT_HINGE) {
+    aimAboutHinge(plan, r, orientations, step, escapeRelaxation[0]);
+  } else {
+    quatFromUnitVectors(temp, R, temp, V, temp, W);
+    const half = Math.acos(Math.min(1, Math.abs(temp[R + 3])));
+    let angle = 2 * half * escapeRelaxation[0];
+    if (angle > step) angle = step;
+    if (half > 1e-12 && angle !== 2 * half) {
+      const s = Math.sin(0.5 * angle) / Math.sin(half);
+      const sign = temp[R + 3] < 0 ? -1 : 1;
+      temp[R] *= s * sign;
+      temp[R + 1] *= s * sign;
+      temp[R + 2] *= s * sign;
+      temp[R + 3] = Math.cos(0.5 * angle);
+    }
   }
 
   // The subtree of r, in activeJoints: the whole component for its base.
@@ -225,6 +233,43 @@ function turnToward(
     // down the chain on every turn (a 100-joint tail reached Infinity); keep them unit.
     quatNormalize(orientations, 4 * j);
   }
+}
+
+/**
+ * temp[R..] = the turn of hinge r about its axis that best aims the effector (direction temp[V..]) at the
+ * target (temp[W..]): the angle between the two directions seen along the axis, as hinge CCD takes it. The
+ * shortest turn between them, held to the hinge afterwards, keeps only its part about the axis, which is
+ * smaller by the cosine of how far the two directions leave the hinge's plane: on a twisted arm, whose
+ * directions leave it far, the sweeps then crawled.
+ */
+function aimAboutHinge(
+  plan: SolvePlan,
+  r: number,
+  orientations: Float64Array,
+  step: number,
+  relaxation: number,
+): void {
+  quatRotate(temp, A, orientations, 4 * r, plan.limits.hingeAxis, 3 * r);
+  const ax = temp[A],
+    ay = temp[A + 1],
+    az = temp[A + 2];
+  const vu = temp[V] * ax + temp[V + 1] * ay + temp[V + 2] * az;
+  const wu = temp[W] * ax + temp[W + 1] * ay + temp[W + 2] * az;
+  const vx = temp[V] - vu * ax,
+    vy = temp[V + 1] - vu * ay,
+    vz = temp[V + 2] - vu * az;
+  const wx = temp[W] - wu * ax,
+    wy = temp[W + 1] - wu * ay,
+    wz = temp[W + 2] - wu * az;
+  const sin = ax * (vy * wz - vz * wy) + ay * (vz * wx - vx * wz) + az * (vx * wy - vy * wx);
+  const cos = vx * wx + vy * wy + vz * wz;
+  let angle = sin * sin + cos * cos > 1e-24 ? relaxation * Math.atan2(sin, cos) : 0;
+  angle = angle > step ? step : angle < -step ? -step : angle;
+  const s = Math.sin(0.5 * angle);
+  temp[R] = ax * s;
+  temp[R + 1] = ay * s;
+  temp[R + 2] = az * s;
+  temp[R + 3] = Math.cos(0.5 * angle);
 }
 
 /** Copies the component's pose (its active joints and base orientation) and its on-limit flags aside. */

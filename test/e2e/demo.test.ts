@@ -241,6 +241,13 @@ describe.skipIf(chromiumPath === "")("the demo in Chromium", () => {
     expect(demo.errors).toEqual([]);
   });
 
+  it("shows the robot arm from a DH table following its target", async () => {
+    expect(await demo.hook((h) => h.setScene("robot-arm"))).toBe(true);
+    await demo.hook((h) => h.frames(10));
+    await expectRendered(demo);
+    expect(demo.errors).toEqual([]);
+  });
+
   it.skipIf(!existsSync(ROBOT))("gives a dropped third-party character IK (RobotExpressive)", async () => {
     await dropFiles(demo, [{ name: "RobotExpressive.glb", bytes: readFileSync(ROBOT) }]);
     await demo.page.waitForFunction(() => {

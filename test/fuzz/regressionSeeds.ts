@@ -32,4 +32,8 @@ export const REGRESSION_SEEDS: readonly { readonly seed: number; readonly why: s
     why: "million-case run: a two-effector component converged with a summed distance just above its input's",
   },
   { seed: 986921, why: "million-case run: the same, converged with a larger tolerance" },
+  {
+    seed: 18552,
+    why: "the damped hinge escape turned a hinged joint the plan does not rotate, by a turn left from another solve",
+  },
 ];

@@ -17,10 +17,14 @@ import {
   createSolveWorkspace,
   setEffectorWeight,
   copyJointLimits,
+  createRigFromDH,
+  dhForwardKinematics,
   markJointLimitsShared,
+  readDHJointValues,
   setJointLimit,
   setPlanLimits,
   solvePlan,
+  type DHRow,
   type Pose,
   type RigDescription,
   type SolvePlan,
@@ -1120,6 +1124,127 @@ const BEHAVIOR_ROWS: Row[] = [
   },
 ];
 
+// ---------------------------------------------------------------------------------------------------------
+// Robot arms from DH tables: a two-joint arm.
+
+const dhRows = (): DHRow[] => [
+  { a: 1, alpha: Math.PI / 2, min: -1, max: 1 },
+  { a: 0.5, alpha: 0, d: 0.2 },
+];
+const dhArm = createRigFromDH(dhRows(), { names: ["shoulder", "elbow"] });
+const dhPose = createPose(dhArm.rig);
+const dh = (change: (rows: DHRow[]) => unknown, options: unknown = {}) => {
+  const rows = dhRows();
+  change(rows);
+  return { call: () => createRigFromDH(rows, options as never), state: () => text([rows, options]) };
+};
+
+const DH_ROWS: Row[] = [
+  {
+    api: "`createRigFromDH`",
+    input: "no rows, or not an array",
+    result: "createRigFromDH: rows must be a non-empty array of DH rows",
+    option: "rows",
+    ...dh((rows) => rows.splice(0)),
+  },
+  {
+    api: "`createRigFromDH`",
+    input: "`a`, `alpha`, `d`, `theta`, `offset`, `min` or `max` NaN, ±Infinity or not a number",
+    result: 'createRigFromDH: row 1 ("joint2"): a must be a finite number, got NaN',
+    option: "rows[1].a",
+    ...dh((rows) => (rows[1].a = NaN)),
+  },
+  {
+    api: "`createRigFromDH`",
+    input: "a range with min > max",
+    result: 'createRigFromDH: row 0 ("joint1"): range is inverted, min 1 > max -1',
+    option: "rows[0].min",
+    ...dh((rows) => Object.assign(rows[0], { min: 1, max: -1 })),
+  },
+  {
+    api: "`createRigFromDH`",
+    input: "a joint type other than `revolute` / `prismatic`",
+    result: 'createRigFromDH: row 1 ("joint2"): joint must be "revolute" or "prismatic", got "spherical"',
+    option: "rows[1].joint",
+    ...dh((rows) => ((rows[1] as { joint: unknown }).joint = "spherical")),
+  },
+  {
+    api: "`createRigFromDH`",
+    input: "a prismatic joint without `min` and `max`",
+    result: 'createRigFromDH: row 1 ("joint2"): a prismatic joint needs its range, min and max',
+    option: "rows[1].min",
+    ...dh((rows) => (rows[1].joint = "prismatic")),
+  },
+  {
+    api: "`createRigFromDH`",
+    input: "`convention` other than `standard` / `modified`",
+    result: 'createRigFromDH: convention must be "standard" or "modified", got "craig"',
+    option: "convention",
+    ...dh(() => undefined, { convention: "craig" }),
+  },
+  {
+    api: "`createRigFromDH`",
+    input: "`home` of the wrong length, or a home value outside its range",
+    result: 'createRigFromDH: row 0 ("joint1"): home value 2 is outside the range [-1, 1]',
+    option: "home",
+    ...dh(() => undefined, { home: [2, 0] }),
+  },
+  {
+    api: "`createRigFromDH`",
+    input: "a revolute range narrower than a turn that reaches more than π from home",
+    result:
+      'createRigFromDH: row 1 ("joint2"): range [0, 4] reaches more than π from the home value 0; a hinge measures its angle within π of home, so choose a home nearer the middle of the range',
+    option: "home",
+    ...dh((rows) => Object.assign(rows[1], { min: 0, max: 4 })),
+  },
+  {
+    api: "`createRigFromDH`",
+    input: "`names` of the wrong length, repeated, empty, or one the rig uses (`base`, `tool`, …)",
+    result:
+      'createRigFromDH: name of row 1 must be a non-empty string used once and not one of base, tool, tool.x, tool.z; got "tool"',
+    option: "names",
+    ...dh(() => undefined, { names: ["arm", "tool"] }),
+  },
+  {
+    api: "`createRigFromDH`",
+    input: "`toolOffset` not three finite numbers; `markerDistance` not a finite number > 0",
+    result: "createRigFromDH: markerDistance must be a finite number > 0, got 0",
+    option: "markerDistance",
+    ...dh(() => undefined, { markerDistance: 0 }),
+  },
+  {
+    api: "`createRigFromDH`",
+    input: "an arm of no length (every `a`, `d` and the tool offset 0)",
+    result: "createRigFromDH: the arm has no length (every a, d and the tool offset are 0)",
+    option: "rows",
+    ...dh((rows) => rows.forEach((row) => Object.assign(row, { a: 0, d: 0 }))),
+  },
+  {
+    api: "`dhForwardKinematics`",
+    input: "values not one finite number per row",
+    result: 'dhForwardKinematics: value of row 1 ("elbow") is not finite (NaN)',
+    option: "values",
+    call: () => dhForwardKinematics(dhArm, [0, NaN], dhPose),
+    state: () => text(dhPose),
+  },
+  {
+    api: "`dhForwardKinematics`, `readDHJointValues`",
+    input: "a pose not sized for the arm's rig",
+    result: "readDHJointValues: pose must be { positions, orientations } of the arm's rig (6 joints)",
+    option: "pose",
+    call: () => readDHJointValues(dhArm, createPose(arm), new Float64Array(2)),
+    state: () => text(dhPose),
+  },
+  {
+    api: "`readDHJointValues`",
+    input: "`out` not a `Float64Array` of one value per row",
+    result: "readDHJointValues: out must be a Float64Array of 2 values",
+    option: "out",
+    call: () => readDHJointValues(dhArm, dhPose, new Float64Array(1)),
+    state: () => text(dhPose),
+  },
+];
+
 let rowReader: PoseReader | null = null;
 /** One reader for the PoseReader rows, made on first use (the character loads before the rows run). */
 function readerForRows(): PoseReader {
@@ -1127,7 +1252,7 @@ function readerForRows(): PoseReader {
   return rowReader;
 }
 
-const ROWS = [...SOLVER_ROWS, ...BEHAVIOR_ROWS];
+const ROWS = [...SOLVER_ROWS, ...DH_ROWS, ...BEHAVIOR_ROWS];
 
 /** Inline code that may itself hold backticks. */
 const code = (s: string) => (s.includes("`") ? `\`\` ${s} \`\`` : `\`${s}\``);
