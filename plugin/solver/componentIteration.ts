@@ -29,6 +29,8 @@ const MAX_ATTEMPTS = 3;
 const STEP_FRACTION = 0.1;
 /** Restarts in a row that find nothing better before the solve settles for its best pose. */
 const MAX_FRUITLESS_RESTARTS = 3;
+/** Iterations the passes take before crawling hands a branched component over to damped steps. */
+const HAND_OVER_AFTER = 2;
 /** An iteration that removes less than this fraction of the error, with a joint on its limit, is a lock. */
 const SLUGGISH_FRACTION = 0.03;
 /** Damped steps in one round taken where the passes stall (each counts as an iteration). */
@@ -145,12 +147,20 @@ export function iterateComponent(
       progress < SLUGGISH_FRACTION * sum &&
       ((hinged && withinLength && !smallStep) || anyOnLimit(plan, c));
     const going = withinLength && !smallStep ? progress * remaining > sum - tolerance : progress > stall;
-    if (going && !crawling) {
+    // Where several chains pull one body, passes that crawl hand over to damped steps at once (after the
+    // first passes, which make the large moves toward new targets).
+    const handOver =
+      iteration > HAND_OVER_AFTER &&
+      dampable &&
+      withinLength &&
+      progress < SLUGGISH_FRACTION * sum &&
+      best < bestAtDamped - stall;
+    if (going && !crawling && !handOver) {
       previous = sum;
       continue;
     }
     if (remaining === 0) break;
-    if (dampable && best < bestAtDamped - stall) {
+    if (handOver || (dampable && best < bestAtDamped - stall)) {
       bestAtDamped = best;
       restorePose(plan, c, positions, orientations);
       residualSum[0] = best;
