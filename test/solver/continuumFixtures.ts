@@ -23,14 +23,19 @@ export interface ContinuumChain {
 
 /** A chain of `sections × bonesPerSection` bones up +Y, each bone `shrink` times the one before. */
 export function continuumChain(sections: number, bonesPerSection: number, shrink = 0.95): ContinuumChain {
-  const bones = sections * bonesPerSection;
+  const lengths = Array.from({ length: sections * bonesPerSection }, (_, i) => 0.2 * shrink ** i);
+  return chainOfLengths(lengths, bonesPerSection);
+}
+
+/** A chain up +Y with the given bone lengths, in sections of `bonesPerSection` bones. */
+export function chainOfLengths(lengths: number[], bonesPerSection: number): ContinuumChain {
+  const bones = lengths.length;
+  const sections = bones / bonesPerSection;
   const parents = [-1];
   const restPositions = [0, 0, 0];
-  const lengths: number[] = [];
   let y = 0;
   for (let i = 0; i < bones; i++) {
-    const len = 0.2 * shrink ** i;
-    lengths.push(len);
+    const len = lengths[i];
     y += len;
     parents.push(i);
     restPositions.push(0, y, 0);
@@ -55,7 +60,11 @@ export function planFor(chain: ContinuumChain, maxBend: number): SolvePlan {
 
 type V3 = [number, number, number];
 const dot = (a: V3, b: V3) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-const cross = (a: V3, b: V3): V3 => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+const cross = (a: V3, b: V3): V3 => [
+  a[1] * b[2] - a[2] * b[1],
+  a[2] * b[0] - a[0] * b[2],
+  a[0] * b[1] - a[1] * b[0],
+];
 const norm = (a: V3): V3 => {
   const l = Math.hypot(...a);
   return [a[0] / l, a[1] / l, a[2] / l];
@@ -75,9 +84,7 @@ export function arcPositions(chain: ContinuumChain, bends: number[], turns: numb
     const n = joints.length - 1;
     const side = norm(cross(t, ref));
     const across = norm(cross(side, t));
-    const u: V3 = [0, 1, 2].map(
-      (d) => Math.cos(turns[s]) * across[d] + Math.sin(turns[s]) * side[d],
-    ) as V3;
+    const u: V3 = [0, 1, 2].map((d) => Math.cos(turns[s]) * across[d] + Math.sin(turns[s]) * side[d]) as V3;
     const alpha = bends[s] / n;
     let d: V3 = t;
     for (let k = 1; k <= n; k++) {
@@ -102,7 +109,11 @@ export interface SectionBend {
 /** How each section of a solved pose bends, joint by joint (the first section enters along +Y). */
 export function sectionBends(chain: ContinuumChain, positions: Float64Array): SectionBend[] {
   const dir = (a: number, b: number): V3 =>
-    norm([positions[3 * b] - positions[3 * a], positions[3 * b + 1] - positions[3 * a + 1], positions[3 * b + 2] - positions[3 * a + 2]]);
+    norm([
+      positions[3 * b] - positions[3 * a],
+      positions[3 * b + 1] - positions[3 * a + 1],
+      positions[3 * b + 2] - positions[3 * a + 2],
+    ]);
   return chain.sections.map((joints) => {
     const base = joints[0];
     let entering: V3 = base === 0 ? [0, 1, 0] : dir(base - 1, base);
