@@ -5,6 +5,7 @@ import {
   E2,
   NEW,
   P,
+  SCALAR,
   TAU,
   THETA,
   V,
@@ -72,7 +73,8 @@ export function placeSectionFromBase(
   const next = atBase[joints[last]];
   if (next >= 0) {
     for (let d = 0; d < 3; d++) temp[TAU + d] = entering[3 * next + d];
-    const length = sectionLength(plan, next);
+    sectionLength(plan, next);
+    const length = temp[SCALAR];
     temp[WEIGHT] = BACKWARD_DIRECTION_WEIGHT * length * length;
   } else {
     temp[WEIGHT] = 0;
@@ -120,7 +122,8 @@ export function placeSectionFromTip(
   const base = joints[first];
   const b3 = 3 * base,
     t3 = 3 * joints[last];
-  const length = sectionLength(plan, s);
+  sectionLength(plan, s);
+  const length = temp[SCALAR];
   // The direction entering the base as it is, reversed, is the far direction wanted.
   enteringDirection(plan, s, orientations);
   for (let d = 0; d < 3; d++) temp[TAU + d] = -temp[E1 + d];
@@ -131,7 +134,8 @@ export function placeSectionFromTip(
   } else {
     const a3 = 3 * joints[last - 1];
     for (let d = 0; d < 3; d++) temp[E1 + d] = positions[a3 + d] - positions[t3 + d];
-    if (lengthOf(E1) > DEGENERATE_EPSILON * length) normalize(E1);
+    lengthOf(E1);
+    if (temp[SCALAR] > DEGENERATE_EPSILON * length) normalize(E1);
     else {
       quatRotate(temp, E1, orientations, 4 * joints[last - 1], localOffset, t3);
       for (let d = 0; d < 3; d++) temp[E1 + d] = -temp[E1 + d];
@@ -185,7 +189,8 @@ export function keepsArcs(plan: SolvePlan, c: number, orientations: Float64Array
     enteringDirection(plan, s, orientations);
     // Bone directions d(k-1) in E1, d(k) in E2: then d(k+1) + d(k-1) = 2 cos α d(k) for a planar even turn.
     quatRotate(temp, E2, orientations, 4 * joints[first], localOffset, 3 * joints[first + 1]);
-    const cos = dot(E1, E2);
+    dot(E1, E2);
+    const cos = temp[SCALAR];
     if (Math.acos(Math.min(1, cos)) * (last - first) > maxBend[s] + 1e-9) return false;
     for (let i = first + 1; i < last; i++) {
       quatRotate(temp, V, orientations, 4 * joints[i], localOffset, 3 * joints[i + 1]);

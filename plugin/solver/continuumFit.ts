@@ -17,7 +17,7 @@ const GOLDEN = (Math.sqrt(5) - 1) / 2;
 const DEGENERATE_EPSILON = 1e-9;
 
 /** Vectors, and scalars handed between helpers (never bare doubles). */
-export const arcScratch = new Float64Array(41);
+export const arcScratch = new Float64Array(42);
 const temp = arcScratch;
 export const E1 = 0; // the axis the arc hangs along
 export const E2 = 3; // the side it bends toward
@@ -39,6 +39,7 @@ export const THETA = 37; // the bend being tried, then the one found
 export const FAR_X = 38; // the arc's far end for THETA, in its plane
 export const FAR_Y = 39;
 export const COST = 40;
+export const SCALAR = 41; // what dot, lengthOf and sectionLength give (never returned: a returned double is boxed)
 
 /**
  * The arc of section s hanging along E1, its far end nearest V and its far direction nearest TAU (weighted
@@ -51,10 +52,13 @@ export const COST = 40;
  * whose best u lies along (y b + w sin θ τa) EA + w sin θ τb EB.
  */
 export function fitArc(plan: SolvePlan, s: number, positions: Float64Array, mode: number): void {
-  const t = dot(V, E1);
+  dot(V, E1);
+  const t = temp[SCALAR];
   for (let d = 0; d < 3; d++) temp[EA + d] = temp[V + d] - t * temp[E1 + d];
-  const b = lengthOf(EA);
-  if (b > DEGENERATE_EPSILON * (sectionLength(plan, s) + Math.abs(t))) normalize(EA);
+  lengthOf(EA);
+  const b = temp[SCALAR];
+  sectionLength(plan, s);
+  if (b > DEGENERATE_EPSILON * (temp[SCALAR] + Math.abs(t))) normalize(EA);
   else bendSide(plan, s, positions, E1, EA);
   temp[EB] = temp[E1 + 1] * temp[EA + 2] - temp[E1 + 2] * temp[EA + 1];
   temp[EB + 1] = temp[E1 + 2] * temp[EA] - temp[E1] * temp[EA + 2];
@@ -62,9 +66,12 @@ export function fitArc(plan: SolvePlan, s: number, positions: Float64Array, mode
   temp[GOAL_T] = t;
   temp[GOAL_B] = b;
   const weighted = temp[WEIGHT] > 0;
-  temp[TAU_T] = weighted ? dot(TAU, E1) : 0;
-  temp[TAU_A] = weighted ? dot(TAU, EA) : 0;
-  temp[TAU_B] = weighted ? dot(TAU, EB) : 0;
+  dot(TAU, E1);
+  temp[TAU_T] = weighted ? temp[SCALAR] : 0;
+  dot(TAU, EA);
+  temp[TAU_A] = weighted ? temp[SCALAR] : 0;
+  dot(TAU, EB);
+  temp[TAU_B] = weighted ? temp[SCALAR] : 0;
   fitBend(plan, s, mode);
   const w = temp[WEIGHT] * Math.sin(temp[THETA]);
   const ua = temp[FAR_Y] * b + w * temp[TAU_A],
@@ -106,9 +113,13 @@ export function bendSide(
   const b3 = 3 * joints[first],
     m3 = 3 * joints[(first + last + 1) >> 1];
   for (let d = 0; d < 3; d++) temp[to + d] = positions[m3 + d] - positions[b3 + d];
-  const along = dot(to, from);
+  dot(to, from);
+  const along = temp[SCALAR];
   for (let d = 0; d < 3; d++) temp[to + d] -= along * temp[from + d];
-  if (lengthOf(to) > DEGENERATE_EPSILON * (sectionLength(plan, s) + Math.abs(along))) {
+  sectionLength(plan, s);
+  const scale = DEGENERATE_EPSILON * (temp[SCALAR] + Math.abs(along));
+  lengthOf(to);
+  if (temp[SCALAR] > scale) {
     normalize(to);
     return;
   }
@@ -217,23 +228,27 @@ function costAt(plan: SolvePlan, s: number, mode: number): void {
     2 * Math.sqrt(ua * ua + ub * ub);
 }
 
-export function sectionLength(plan: SolvePlan, s: number): number {
+/** The length of section s, into SCALAR. */
+export function sectionLength(plan: SolvePlan, s: number): void {
   const { jointStart, joints } = plan.continuum;
   let length = 0;
   for (let i = jointStart[s] + 1; i < jointStart[s + 1]; i++) length += plan.scratch.boneLength[joints[i]];
-  return length;
+  temp[SCALAR] = length;
 }
 
-export function dot(a: number, b: number): number {
-  return temp[a] * temp[b] + temp[a + 1] * temp[b + 1] + temp[a + 2] * temp[b + 2];
+/** a · b, into SCALAR. */
+export function dot(a: number, b: number): void {
+  temp[SCALAR] = temp[a] * temp[b] + temp[a + 1] * temp[b + 1] + temp[a + 2] * temp[b + 2];
 }
 
-export function lengthOf(a: number): number {
-  return Math.sqrt(dot(a, a));
+/** |a|, into SCALAR. */
+export function lengthOf(a: number): void {
+  temp[SCALAR] = Math.sqrt(temp[a] * temp[a] + temp[a + 1] * temp[a + 1] + temp[a + 2] * temp[a + 2]);
 }
 
+/** Normalises the vector at a in place; false (and unchanged) when it is zero. */
 export function normalize(a: number): boolean {
-  const l = lengthOf(a);
+  const l = Math.sqrt(temp[a] * temp[a] + temp[a + 1] * temp[a + 1] + temp[a + 2] * temp[a + 2]);
   if (!(l > 0)) return false;
   for (let d = 0; d < 3; d++) temp[a + d] /= l;
   return true;
