@@ -1,5 +1,11 @@
 import type { SolvePlan } from "./plan.js";
-import { quatFromUnitVectors, quatMultiply, quatNormalize, quatRotate } from "./quaternion.js";
+import {
+  quatFromUnitVectors,
+  quatMultiply,
+  quatNormalize,
+  quatRotate,
+  quatRotateInverse,
+} from "./quaternion.js";
 
 /*
  * Fitting a continuum section's arc (see continuumArc.ts for the passes that use it): given where the arc
@@ -81,19 +87,53 @@ export function fitArc(plan: SolvePlan, s: number, positions: Float64Array, mode
     temp[E2 + d] = ul > 0 ? (ua * temp[EA + d] + ub * temp[EB + d]) / ul : temp[EA + d];
 }
 
+/**
+ * The direction of the bone entering section s's base, into E1: the base's offset from its parent, turned
+ * with the parent (see measureSections), or for a root that offset itself, in model space.
+ */
 export function enteringDirection(plan: SolvePlan, s: number, orientations: Float64Array): void {
-  const { joints, jointStart } = plan.continuum;
-  const base = joints[jointStart[s]];
-  const p = plan.rig.parents[base];
+  const { joints, jointStart, enteringLocal } = plan.continuum;
+  const p = plan.rig.parents[joints[jointStart[s]]];
   if (p >= 0) {
-    quatRotate(temp, E1, orientations, 4 * p, plan.scratch.localOffset, 3 * base);
-    return;
+    quatRotate(temp, E1, orientations, 4 * p, enteringLocal, 3 * s);
+  } else {
+    for (let d = 0; d < 3; d++) temp[E1 + d] = enteringLocal[3 * s + d];
   }
-  const rest = plan.rig.restPositions;
-  const b3 = 3 * base,
-    c3 = 3 * joints[jointStart[s] + 1];
-  for (let d = 0; d < 3; d++) temp[E1 + d] = rest[c3 + d] - rest[b3 + d];
-  if (!normalize(E1)) for (let d = 0; d < 3; d++) temp[E1 + d] = d === 1 ? 1 : 0;
+}
+
+/**
+ * Reads, from the input pose, the direction entering each section's base in its parent's frame: toward the
+ * base from its parent; where the two coincide, the section's first bone at rest (so a section hanging from a
+ * zero-length bone counts as straight when its first bone is as at rest). A root's is in model space: its
+ * first bone at rest. A base's offset is not among what measurePose reads (it reads the joints a solve moves).
+ */
+export function measureSections(plan: SolvePlan, positions: Float64Array, orientations: Float64Array): void {
+  const { count, joints, jointStart, enteringLocal } = plan.continuum;
+  const { parents, restPositions, restOrientations } = plan.rig;
+  for (let s = 0; s < count; s++) {
+    const base = joints[jointStart[s]],
+      first = joints[jointStart[s] + 1];
+    const p = parents[base];
+    const b3 = 3 * base,
+      p3 = 3 * p;
+    let fromPose = false;
+    if (p >= 0) {
+      for (let d = 0; d < 3; d++) temp[E1 + d] = positions[b3 + d] - positions[p3 + d];
+      sectionLength(plan, s);
+      const length = temp[SCALAR];
+      lengthOf(E1);
+      fromPose = length > 0 && temp[SCALAR] > DEGENERATE_EPSILON * length;
+    }
+    if (fromPose) {
+      normalize(E1);
+      quatRotateInverse(enteringLocal, 3 * s, orientations, 4 * p, temp, E1);
+      continue;
+    }
+    for (let d = 0; d < 3; d++) temp[E1 + d] = restPositions[3 * first + d] - restPositions[b3 + d];
+    if (!normalize(E1)) for (let d = 0; d < 3; d++) temp[E1 + d] = d === 1 ? 1 : 0;
+    if (p >= 0) quatRotateInverse(enteringLocal, 3 * s, restOrientations, 4 * p, temp, E1);
+    else for (let d = 0; d < 3; d++) enteringLocal[3 * s + d] = temp[E1 + d];
+  }
 }
 
 /**

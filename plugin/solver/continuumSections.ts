@@ -37,6 +37,8 @@ export interface ContinuumSections {
   readonly maxBend: Float64Array;
   /** Per joint: the section whose base it is, or -1 (a section's tip may be the next one's base). */
   readonly atBase: Int32Array;
+  /** Per joint: the section it bends in (every joint of a section but its tip), or -1. */
+  readonly bendsIn: Int32Array;
   /** Per joint: the section whose last bending joint (the one above its tip) it is, or -1. */
   readonly atLastBend: Int32Array;
   /** Per component: 1 when a section lies in it. */
@@ -46,6 +48,8 @@ export interface ContinuumSections {
    * the section above (its base's section, in series) must end along.
    */
   readonly entering: Float64Array;
+  /** Per section: the direction entering its base, in its base's parent's frame (see measureSections). */
+  readonly enteringLocal: Float64Array;
 }
 
 /** No sections: tables of the right size for the passes to read. */
@@ -57,8 +61,10 @@ export function noContinuumSections(jointCount: number, componentCount: number):
     maxBend: new Float64Array(0),
     atBase: new Int32Array(jointCount).fill(-1),
     atLastBend: new Int32Array(jointCount).fill(-1),
+    bendsIn: new Int32Array(jointCount).fill(-1),
     inComponent: new Uint8Array(componentCount),
     entering: new Float64Array(0),
+    enteringLocal: new Float64Array(0),
   };
 }
 
@@ -147,6 +153,7 @@ export function compileContinuumSections(
   lists.forEach((list, s) => {
     sections.atBase[list[0]] = s;
     sections.atLastBend[list[list.length - 2]] = s;
+    for (let k = 0; k < list.length - 1; k++) sections.bendsIn[list[k]] = s;
     // The component of the section's tip, found by where its active index falls.
     const k = activeIndex[list[list.length - 1]];
     for (let c = 0; c < layout.componentCount; c++)
@@ -159,6 +166,7 @@ export function compileContinuumSections(
     joints,
     maxBend: Float64Array.from(bends),
     entering: new Float64Array(3 * lists.length),
+    enteringLocal: new Float64Array(3 * lists.length),
   };
 }
 

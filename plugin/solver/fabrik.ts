@@ -1,5 +1,6 @@
 import { measureCarriedChains } from "./carriedChains.js";
 import { needsOrientedPasses, solveComponent } from "./componentSolve.js";
+import { measureSections } from "./continuumFit.js";
 import { maskSectionLimits } from "./continuumSections.js";
 import { measurePose } from "./inputPose.js";
 import { LIMIT_FIXED } from "./limits.js";
@@ -45,6 +46,7 @@ export function solvePlan(
   const oriented = plan.scratch.componentOriented;
   for (let c = 0; c < plan.componentCount; c++) oriented[c] = needsOrientedPasses(plan, c) ? 1 : 0;
   measurePose(plan, positions, orientations);
+  if (plan.continuum.count > 0) measureSections(plan, positions, orientations);
   if (plan.scratch.carriedBases.length > 0) measureCarriedChains(plan);
   const report = plan.report;
   const moved = plan.scratch.componentMoved;
