@@ -53,7 +53,9 @@ describe("continuum sections reach targets an arc can reach", () => {
       const maxBend = 2.5;
       const plan = planFor(chain, maxBend);
       const rand = random(1000 * sections + bones);
-      let reached = 0;
+      let reached = 0,
+        iterations = 0,
+        spread = 0;
       for (let t = 0; t < 200; t++) {
         const bends = Array.from({ length: sections }, () => rand() * maxBend);
         const turns = Array.from({ length: sections }, () => rand() * 2 * Math.PI);
@@ -61,9 +63,15 @@ describe("continuum sections reach targets an arc can reach", () => {
         const pose = restPose(chain);
         const report = solvePlan(plan, pose, target);
         if (report.maxResidual <= DEFAULT_TOLERANCE) reached++;
+        iterations += report.iterations;
         expectArcs(chain, pose.positions, maxBend);
+        for (const b of sectionBends(chain, pose.positions))
+          if (b.bend > 1e-9) spread = Math.max(spread, b.spread / b.bend);
       }
-      console.log(`[continuum] ${sections} x ${bones} bones: ${reached} / 200 reached`);
+      console.log(
+        `[continuum] ${sections} x ${bones} bones: ${reached} / 200 reached, ${(iterations / 200).toFixed(1)} ` +
+          `iterations, largest spread ${spread.toExponential(1)} of the bend`,
+      );
       expect(reached).toBeGreaterThanOrEqual(bar);
     });
   }
