@@ -169,6 +169,13 @@ export function placeSectionFromTip(
     for (let d = 0; d < 3; d++)
       positions[b3 + d] = (wb * positions[b3 + d] + we * targets[3 * e + d]) / (wb + we);
   }
+  // The joint above a moving base goes back along the direction the section now enters by, not toward where
+  // it was: the bone entering the base is the arc's tangent there, and the backward pass hangs the arc from it.
+  const p = plan.rig.parents[base];
+  if (movable[base] === 1 && p >= 0 && movable[p] === 1) {
+    const len = boneLength[base];
+    for (let d = 0; d < 3; d++) positions[3 * p + d] = positions[b3 + d] - len * entering[3 * s + d];
+  }
 }
 
 /**

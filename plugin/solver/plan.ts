@@ -135,7 +135,7 @@ export interface SolvePlan {
   /** Index in activeJoints per joint, or -1; and where each active joint's subtree ends in activeJoints. */
   readonly activeIndex: Int32Array;
   readonly subtreeEnd: Int32Array;
-  /** The continuum sections, compiled (none unless the `continuumSections` option gave some). */
+  /** @internal The continuum sections, compiled (none unless the `continuumSections` option gave some). */
   readonly continuum: ContinuumSections;
 
   /** @internal per-joint data and scratch, sized to the rig; owned by the solver. */
