@@ -150,6 +150,7 @@ describe("continuum sections inside larger layouts", () => {
       if (solvePlan(plan, pose, targets).converged) reached++;
       checkSections(rig.parents, rig.restPositions, pose.positions, sections, 2.5);
     }
+    console.log(`[continuum] an effector between two sections and one at the tip: ${reached} / 30 reached`);
     expect(reached).toBeGreaterThanOrEqual(25);
   });
 
