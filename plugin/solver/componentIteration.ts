@@ -106,8 +106,8 @@ export function iterateComponent(
   let bent = false;
   // Damped steps (dampedSteps.ts) move every joint toward every target at once, where the passes trade one
   // effector's error for another's; a round is taken each time the passes stall on a better pose than the
-  // last round started from.
-  const dampable = branched && !damped && !stretches(plan, c);
+  // last round started from. Not with continuum sections: the steps turn joints one by one.
+  const dampable = branched && !damped && !stretches(plan, c) && !hasContinuumSections(plan, c);
   let bestAtDamped = Infinity;
   let iteration = 0;
   while (iteration < maxIterations) {
