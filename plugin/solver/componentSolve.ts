@@ -3,7 +3,7 @@ import { iterateComponent } from "./componentIteration.js";
 import { hasContinuumSections } from "./continuumSections.js";
 import { LIMIT_HINGE, LIMIT_ROTATION, LIMIT_STRETCH } from "./limits.js";
 import { hasLimit, keepsLimits } from "./limitCheck.js";
-import { clearOnLimit, restorePose, savePose } from "./lockEscape.js";
+import { clearOnLimit, restorePose, savePose } from "./componentPose.js";
 import type { SolvePlan } from "./plan.js";
 import { measureResiduals } from "./residuals.js";
 

@@ -1,3 +1,4 @@
+import { copyOnLimit, copyPose } from "./componentPose.js";
 import { solveDamped } from "./dampedLeastSquares.js";
 import { projectRotation } from "./jointLimitProjection.js";
 import { LIMIT_FIXED, LIMIT_HINGE, LIMIT_ROTATION, LIMIT_STRETCH } from "./limits.js";
@@ -41,11 +42,11 @@ let jacobian = new Float64Array(0);
 let normal = new Float64Array(0);
 let rhs = new Float64Array(0);
 let turns = new Float64Array(0);
-let savedPositions = new Float64Array(0);
-let savedOrientations = new Float64Array(0);
 let columnJoint = new Int32Array(0);
 let columnAxis = new Float64Array(0);
 let held = new Uint8Array(0);
+let savedPositions = new Float64Array(0);
+let savedOrientations = new Float64Array(0);
 let savedOnLimit = new Uint8Array(0);
 let blocked = new Float64Array(0);
 const temp = new Float64Array(24);
@@ -133,6 +134,24 @@ export function dampedSteps(
   return steps;
 }
 
+/** Keeps (`save`) the pose a step starts from, or puts it back: the steps' own copy, not the solve's best. */
+function keep(
+  plan: SolvePlan,
+  c: number,
+  positions: Float64Array,
+  orientations: Float64Array,
+  save: boolean,
+): void {
+  const onLimit = plan.report.onLimit;
+  if (save) {
+    copyPose(plan, c, positions, orientations, savedPositions, savedOrientations);
+    copyOnLimit(plan, c, onLimit, savedOnLimit);
+  } else {
+    copyPose(plan, c, savedPositions, savedOrientations, positions, orientations);
+    copyOnLimit(plan, c, savedOnLimit, onLimit);
+  }
+}
+
 function clearHeld(plan: SolvePlan, c: number): void {
   for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++)
     held[plan.rotatingJoints[ri]] = 0;
@@ -149,11 +168,11 @@ function grow(plan: SolvePlan, rows: number, cols: number): void {
   }
   if (held.length < n) {
     held = new Uint8Array(n);
+    savedPositions = new Float64Array(3 * n);
+    savedOrientations = new Float64Array(4 * n);
     savedOnLimit = new Uint8Array(n);
     blocked = new Float64Array(3 * n);
     turns = new Float64Array(3 * n);
-    savedPositions = new Float64Array(3 * n);
-    savedOrientations = new Float64Array(4 * n);
   }
 }
 
@@ -243,38 +262,6 @@ function moves(plan: SolvePlan, r: number, j: number): boolean {
   if (index < 0) return true;
   const k = plan.activeIndex[j];
   return k > index && k < plan.subtreeEnd[index];
-}
-
-/** Keeps (`save`) or puts back the component's pose. */
-function keep(
-  plan: SolvePlan,
-  c: number,
-  positions: Float64Array,
-  orientations: Float64Array,
-  save: boolean,
-): void {
-  const b4 = 4 * plan.componentBase[c];
-  for (let i = 0; i < 4; i++) {
-    if (save) savedOrientations[b4 + i] = orientations[b4 + i];
-    else orientations[b4 + i] = savedOrientations[b4 + i];
-  }
-  const onLimit = plan.report.onLimit;
-  for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++) {
-    const r = plan.rotatingJoints[ri];
-    if (save) savedOnLimit[r] = onLimit[r];
-    else onLimit[r] = savedOnLimit[r];
-  }
-  for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++) {
-    const j = plan.activeJoints[k];
-    for (let i = 0; i < 3; i++) {
-      if (save) savedPositions[3 * j + i] = positions[3 * j + i];
-      else positions[3 * j + i] = savedPositions[3 * j + i];
-    }
-    for (let i = 0; i < 4; i++) {
-      if (save) savedOrientations[4 * j + i] = orientations[4 * j + i];
-      else orientations[4 * j + i] = savedOrientations[4 * j + i];
-    }
-  }
 }
 
 /**

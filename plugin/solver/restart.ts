@@ -6,7 +6,7 @@ import {
   LIMIT_TWIST,
   LIMIT_UNIVERSAL,
 } from "./limits.js";
-import { clearOnLimit } from "./lockEscape.js";
+import { clearOnLimit } from "./componentPose.js";
 import type { SolvePlan } from "./plan.js";
 import { quatMultiply, quatNormalize, quatRotate } from "./quaternion.js";
 
