@@ -43,6 +43,25 @@ export function readPose(pose: PlatformPose, out: PlatformPose, who: string, opt
   for (let k = 0; k < 4; k++) out.orientation[k] = q[k] / length;
 }
 
+/** Checks a pose the call writes to holds typed arrays of the right sizes; throws naming `option`. */
+export function checkWritablePose(pose: PlatformPose, who: string, option: string): void {
+  if (
+    pose === null ||
+    typeof pose !== "object" ||
+    !(pose.position instanceof Float64Array) ||
+    pose.position.length !== 3 ||
+    !(pose.orientation instanceof Float64Array) ||
+    pose.orientation.length !== 4
+  ) {
+    throw new FabrikError(
+      `${who}: ${option} must be a platform pose (position a Float64Array of 3, orientation of 4), ` +
+        "as createPlatformPose makes",
+      undefined,
+      option,
+    );
+  }
+}
+
 /** Checks `value` is `count` finite numbers and returns it; throws naming the first bad entry. */
 export function numbers(value: unknown, count: number, who: string, option: string): ArrayLike<number> {
   const list = value as ArrayLike<unknown> | null | undefined;

@@ -7,7 +7,14 @@ import {
   type PlatformSolveOptions,
   type PlatformSolveReport,
 } from "./platformPasses.js";
-import { legLengths, numbers, readPose, readSolveOptions, type PlatformPose } from "./platformPose.js";
+import {
+  checkWritablePose,
+  legLengths,
+  numbers,
+  readPose,
+  readSolveOptions,
+  type PlatformPose,
+} from "./platformPose.js";
 import { stewartPasses, type StewartPlatform } from "./stewartPlatform.js";
 
 /*
@@ -53,8 +60,9 @@ export function stewartForwardKinematics(
   const who = "stewartForwardKinematics";
   const passes = stewartPasses(platform, who);
   checkLengths(platform, lengths, who);
-  readPose(pose, pose, who, "pose");
+  checkWritablePose(pose, who, "pose");
   readSolveOptions(options, platform.size, PLATFORM_TOLERANCE, PLATFORM_MAX_ITERATIONS, who, settings);
+  readPose(pose, pose, who, "pose");
   return solveLengths(platform, passes, lengths, pose);
 }
 
@@ -72,15 +80,7 @@ export function stewartNearestReachable(
   const who = "stewartNearestReachable";
   const passes = stewartPasses(platform, who);
   readPose(pose, scratchPose, who, "pose");
-  if (out === null || typeof out !== "object") {
-    throw new FabrikError(`${who}: out must be { position, orientation }`, undefined, "out");
-  }
-  if (!(out.position instanceof Float64Array) || out.position.length !== 3) {
-    throw new FabrikError(`${who}: out.position must be a Float64Array of 3`, undefined, "out");
-  }
-  if (!(out.orientation instanceof Float64Array) || out.orientation.length !== 4) {
-    throw new FabrikError(`${who}: out.orientation must be a Float64Array of 4`, undefined, "out");
-  }
+  checkWritablePose(out, who, "out");
   readSolveOptions(options, platform.size, PLATFORM_TOLERANCE, PLATFORM_MAX_ITERATIONS, who, settings);
   out.position.set(scratchPose.position);
   out.orientation.set(scratchPose.orientation);
