@@ -86,7 +86,8 @@ const R = 0,
   M = 9,
   TURN = 18,
   CENTROID = 22,
-  START = 25;
+  START = 25,
+  RESIDUAL = 32;
 
 export function createPlatformPasses(platformAnchors: Float64Array, size: number): PlatformPasses {
   const legs = platformAnchors.length / 3;
@@ -102,7 +103,7 @@ export function createPlatformPasses(platformAnchors: Float64Array, size: number
     local,
     localCentroid,
     pulled: new Float64Array(3 * legs),
-    work: new Float64Array(32),
+    work: new Float64Array(33),
     acceleration: createPassAcceleration(size),
     report: { converged: false, iterations: 0, residual: 0, inRange: true },
   };
@@ -126,10 +127,11 @@ function toMatrix(w: Float64Array, q: Float64Array): void {
 }
 
 /**
- * Pulls every anchor of the platform at (position, orientation) toward its sphere into `pulled` and
- * returns the largest distance of an anchor from its sphere (the legs' length residual).
+ * Pulls every anchor of the platform at (position, orientation) toward its sphere into `pulled` and writes
+ * the largest distance of an anchor from its sphere (the legs' length residual) to work[RESIDUAL]: a double
+ * returned from a call V8 does not inline is boxed, which would allocate on every pass.
  */
-function pullAnchors(p: PlatformPasses, position: Float64Array, orientation: Float64Array): number {
+function pullAnchors(p: PlatformPasses, position: Float64Array, orientation: Float64Array): void {
   const { legs, centres, radii, local, localCentroid: c, pulled, work: w } = p;
   toMatrix(w, orientation);
   let residual = 0;
@@ -162,7 +164,7 @@ function pullAnchors(p: PlatformPasses, position: Float64Array, orientation: Flo
     pulled[o + 1] = ay + RELAX * miss * dy;
     pulled[o + 2] = az + RELAX * miss * dz;
   }
-  return residual;
+  w[RESIDUAL] = residual;
 }
 
 /** Refits the platform rigidly to the pulled anchors; with `rotates` false only its position moves. */
@@ -264,23 +266,26 @@ function turnBy(q: Float64Array, w: Float64Array): void {
 
 /**
  * Runs passes from the platform pose (position, unit orientation), moving it in place, until every leg is
- * within `tolerance` (model units) of its sphere or `maxIterations` passes ran. Allocates nothing.
+ * within `settings[0]` (model units) of its sphere or `settings[1]` passes ran; mixing the passes when
+ * `settings[2]` is 1. Allocates nothing.
  */
 export function solvePlatformPasses(
   p: PlatformPasses,
   position: Float64Array,
   orientation: Float64Array,
   rotates: boolean,
-  tolerance: number,
-  maxIterations: number,
-  accelerate: boolean,
+  settings: Float64Array,
 ): PlatformSolveReport {
   const report = p.report;
   const w = p.work;
+  const tolerance = settings[0],
+    maxIterations = settings[1],
+    accelerate = settings[2] === 1;
   for (let k = 0; k < 3; k++) w[START + k] = position[k];
   for (let k = 0; k < 4; k++) w[START + 3 + k] = orientation[k];
   let iterations = 0;
-  let residual = pullAnchors(p, position, orientation);
+  pullAnchors(p, position, orientation);
+  let residual = w[RESIDUAL];
   const start = residual;
   const a = p.acceleration;
   if (accelerate) restartAcceleration(a, orientation);
@@ -288,25 +293,22 @@ export function solvePlatformPasses(
     if (accelerate) encodePose(a, position, orientation, a.x);
     refit(p, position, orientation, rotates);
     iterations++;
-    if (!accelerate) {
-      residual = pullAnchors(p, position, orientation);
-      continue;
+    if (accelerate) {
+      encodePose(a, position, orientation, a.g);
+      if (mixPasses(a)) {
+        decodePose(a, a.x, position, orientation);
+        pullAnchors(p, position, orientation);
+        if (w[RESIDUAL] <= SAFEGUARD * residual) {
+          residual = w[RESIDUAL];
+          continue;
+        }
+        // The mixing overshot: go on from the plain pass, forgetting the passes behind it.
+        decodePose(a, a.g, position, orientation);
+        restartAcceleration(a, orientation);
+      }
     }
-    encodePose(a, position, orientation, a.g);
-    if (!mixPasses(a)) {
-      residual = pullAnchors(p, position, orientation);
-      continue;
-    }
-    decodePose(a, a.x, position, orientation);
-    const mixed = pullAnchors(p, position, orientation);
-    if (mixed <= SAFEGUARD * residual) {
-      residual = mixed;
-      continue;
-    }
-    // The mixing overshot: go on from the plain pass, forgetting the passes behind it.
-    decodePose(a, a.g, position, orientation);
-    restartAcceleration(a, orientation);
-    residual = pullAnchors(p, position, orientation);
+    pullAnchors(p, position, orientation);
+    residual = w[RESIDUAL];
   }
   if (!Number.isFinite(residual)) {
     // Never hand back a pose that is not a pose: keep the start instead.

@@ -101,15 +101,7 @@ function solveLengths(
 ): PlatformSolveReport {
   passes.centres.set(platform.baseAnchors);
   for (let i = 0; i < platform.legs; i++) passes.radii[i] = lengths[i];
-  const report = solvePlatformPasses(
-    passes,
-    pose.position,
-    pose.orientation,
-    true,
-    settings[0],
-    settings[1],
-    settings[2] !== 0,
-  );
+  const report = solvePlatformPasses(passes, pose.position, pose.orientation, true, settings);
   report.inRange = inRange(platform, passes.radii);
   return report;
 }
