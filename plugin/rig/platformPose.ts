@@ -29,9 +29,11 @@ export function readPose(pose: PlatformPose, out: PlatformPose, who: string, opt
   if (pose === null || typeof pose !== "object") {
     throw new FabrikError(`${who}: ${option} must be { position, orientation }`, undefined, option);
   }
-  const p = numbers(pose.position, 3, who, `${option}.position`);
-  const q = numbers(pose.orientation, 4, who, `${option}.orientation`);
-  const length = Math.hypot(q[0], q[1], q[2], q[3]);
+  // The option's name is joined only when throwing: building it on every call would allocate.
+  const p = numbers(pose.position, 3, who, option, ".position");
+  const q = numbers(pose.orientation, 4, who, option, ".orientation");
+  // Not Math.hypot: its arguments are boxed, which would allocate on every call.
+  const length = Math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
   if (!(length > 1e-9)) {
     throw new FabrikError(
       `${who}: ${option}.orientation must be a quaternion (x y z w), got one of length 0`,
@@ -62,8 +64,17 @@ export function checkWritablePose(pose: PlatformPose, who: string, option: strin
   }
 }
 
-/** Checks `value` is `count` finite numbers and returns it; throws naming the first bad entry. */
-export function numbers(value: unknown, count: number, who: string, option: string): ArrayLike<number> {
+/**
+ * Checks `value` is `count` finite numbers and returns it; throws naming the first bad entry, as the
+ * option `option + field`.
+ */
+export function numbers(
+  value: unknown,
+  count: number,
+  who: string,
+  option: string,
+  field = "",
+): ArrayLike<number> {
   const list = value as ArrayLike<unknown> | null | undefined;
   if (
     list === null ||
@@ -73,16 +84,14 @@ export function numbers(value: unknown, count: number, who: string, option: stri
     list.length !== count
   ) {
     const got = list !== null && typeof list === "object" ? ` (${String(list.length)})` : "";
-    throw new FabrikError(`${who}: ${option} must hold ${count} numbers${got}`, undefined, option);
+    const name = option + field;
+    throw new FabrikError(`${who}: ${name} must hold ${count} numbers${got}`, undefined, name);
   }
   for (let i = 0; i < count; i++) {
     const v = list[i];
     if (typeof v !== "number" || !Number.isFinite(v)) {
-      throw new FabrikError(
-        `${who}: ${option}[${i}] is not a finite number (${String(v)})`,
-        undefined,
-        option,
-      );
+      const name = option + field;
+      throw new FabrikError(`${who}: ${name}[${i}] is not a finite number (${String(v)})`, undefined, name);
     }
   }
   return list as ArrayLike<number>;
@@ -112,18 +121,17 @@ export function perLeg(
 }
 
 /**
- * Reads solve settings into `out`: out[0] the tolerance in model units (scaled by `size`), out[1] the
+ * Reads solve settings into `out`: out[0] the tolerance as a fraction of the mechanism's size, out[1] the
  * iteration cap, out[2] 1 to accelerate the passes. Allocates nothing.
  */
 export function readSolveOptions(
   options: unknown,
-  size: number,
   defaultTolerance: number,
   defaultIterations: number,
   who: string,
   out: Float64Array,
 ): void {
-  out[0] = defaultTolerance * size;
+  out[0] = defaultTolerance;
   out[1] = defaultIterations;
   out[2] = 1;
   if (options === undefined) return;
@@ -156,7 +164,7 @@ export function readSolveOptions(
       "maxIterations",
     );
   }
-  out[0] = tolerance * size;
+  out[0] = tolerance;
   out[1] = maxIterations;
   out[2] = accelerate ? 1 : 0;
 }

@@ -61,7 +61,8 @@ export function stewartForwardKinematics(
   const passes = stewartPasses(platform, who);
   checkLengths(platform, lengths, who);
   checkWritablePose(pose, who, "pose");
-  readSolveOptions(options, platform.size, PLATFORM_TOLERANCE, PLATFORM_MAX_ITERATIONS, who, settings);
+  readSolveOptions(options, PLATFORM_TOLERANCE, PLATFORM_MAX_ITERATIONS, who, settings);
+  settings[0] *= platform.size;
   readPose(pose, pose, who, "pose");
   return solveLengths(platform, passes, lengths, pose);
 }
@@ -81,7 +82,8 @@ export function stewartNearestReachable(
   const passes = stewartPasses(platform, who);
   readPose(pose, scratchPose, who, "pose");
   checkWritablePose(out, who, "out");
-  readSolveOptions(options, platform.size, PLATFORM_TOLERANCE, PLATFORM_MAX_ITERATIONS, who, settings);
+  readSolveOptions(options, PLATFORM_TOLERANCE, PLATFORM_MAX_ITERATIONS, who, settings);
+  settings[0] *= platform.size;
   out.position.set(scratchPose.position);
   out.orientation.set(scratchPose.orientation);
   legLengths(platform.baseAnchors, platform.platformAnchors, out, scratchLengths);
