@@ -76,3 +76,5 @@ export {
   stewartInverseKinematics,
   stewartNearestReachable,
 } from "./stewartKinematics.js";
+export { createDeltaRobot, type DeltaRobot, type DeltaRobotOptions } from "./deltaRobot.js";
+export { deltaForwardKinematics, deltaInverseKinematics } from "./deltaKinematics.js";
