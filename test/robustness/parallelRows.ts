@@ -1,15 +1,20 @@
 import {
+  createDeltaRobot,
   createPlatformPose,
+  deltaForwardKinematics,
+  deltaInverseKinematics,
+  type DeltaRobotOptions,
   createStewartPlatform,
   stewartForwardKinematics,
   stewartInverseKinematics,
   stewartNearestReachable,
   type StewartPlatformOptions,
 } from "../../plugin/index.js";
+import { DELTA } from "../rig/deltaReference.js";
 import { classicLayout } from "../rig/stewartReference.js";
 
 /*
- * The bad-input rows of parallel mechanisms (Stewart–Gough platforms), in the shape of badInput.test.ts's
+ * The bad-input rows of parallel mechanisms (Stewart–Gough platforms, delta robots), in the shape of badInput.test.ts's
  * rows, which runs them and writes them into docs/errors.md.
  */
 
@@ -181,6 +186,87 @@ export const PARALLEL_ROWS: ParallelRow[] = [
     option: "out",
     call: () => stewartNearestReachable(platform, pose, {} as never),
     state,
+  },
+];
+
+const robot = createDeltaRobot(DELTA);
+const angles = robot.homeAngles.slice();
+const position = robot.home.slice();
+const deltaState = () => text([angles, position, robot]);
+const delta = (change: Partial<Record<keyof DeltaRobotOptions, unknown>>) => {
+  const o = { ...DELTA, ...change };
+  return { call: () => createDeltaRobot(o as never), state: () => text(o) };
+};
+
+export const DELTA_ROWS: ParallelRow[] = [
+  {
+    api: "`createDeltaRobot`",
+    input: "`baseRadius`, `upperArm` or `forearm` not a finite number > 0 (`platformRadius` ≥ 0)",
+    result: "createDeltaRobot: forearm must be a finite number > 0, got 0",
+    option: "forearm",
+    ...delta({ forearm: 0 }),
+  },
+  {
+    api: "`createDeltaRobot`",
+    input: "a motor range with `minAngle` > `maxAngle`, or not finite",
+    result: "createDeltaRobot: arm 1's range is inverted, minAngle 1 > maxAngle 0.5",
+    option: "minAngle",
+    ...delta({ minAngle: [0, 1, 0], maxAngle: 0.5 }),
+  },
+  {
+    api: "`createDeltaRobot`",
+    input: "two arms in one direction (`armAngles`)",
+    result: "createDeltaRobot: armAngles of arms 0 and 2 coincide; the arms need three directions",
+    option: "armAngles",
+    ...delta({ armAngles: [0, 2, 2 * Math.PI] }),
+  },
+  {
+    api: "`createDeltaRobot`",
+    input: "a home angle outside its range",
+    result:
+      "createDeltaRobot: home angle of arm 0 (2) is outside its range [-1.0471975511965976, 1.5707963267948966]",
+    option: "home",
+    ...delta({ home: [2, 0, 0] }),
+  },
+  {
+    api: "`createDeltaRobot`",
+    input: "forearms too short to meet at the home angles",
+    result:
+      "createDeltaRobot: at the home angles the forearms cannot reach one platform centre (closest miss …); check the lengths or give other home angles",
+    option: "home",
+    ...delta({ forearm: 0.05 }),
+  },
+  {
+    api: "`deltaForwardKinematics`",
+    input: "`angles` not three finite numbers",
+    result: "deltaForwardKinematics: angles[1] is not a finite number (NaN)",
+    option: "angles",
+    call: () => deltaForwardKinematics(robot, [0, NaN, 0], position),
+    state: deltaState,
+  },
+  {
+    api: "`deltaForwardKinematics`",
+    input: "a start `position` that is not a `Float64Array` of 3 (it is written to)",
+    result: "deltaForwardKinematics: position must be a Float64Array of 3",
+    option: "position",
+    call: () => deltaForwardKinematics(robot, angles, [0, 0, -1] as never),
+    state: deltaState,
+  },
+  {
+    api: "`deltaInverseKinematics`",
+    input: "`out` not a `Float64Array` of 3",
+    result: "deltaInverseKinematics: out must be a Float64Array of 3 motor angles",
+    option: "out",
+    call: () => deltaInverseKinematics(robot, position, new Float64Array(2)),
+    state: deltaState,
+  },
+  {
+    api: "`deltaInverseKinematics`, `deltaForwardKinematics`",
+    input: "a robot not made by `createDeltaRobot`",
+    result: "deltaInverseKinematics: robot must come from createDeltaRobot",
+    option: "robot",
+    call: () => deltaInverseKinematics({ ...robot }, position, angles),
+    state: deltaState,
   },
 ];
 
