@@ -20,8 +20,9 @@ import {
  * The refit is the best rigid fit of the anchors to the pulled points: the translation matches centroids
  * and the rotation maximises tr(Rᵀ·M) over the points' cross-covariance M. The rotation is found by
  * turning the current one about the axis Σ rₖ × mₖ (columns of R and M) by the angle that axis's length
- * over tr(Rᵀ·M) gives, a few times: started from the last rotation it is already near the answer, so two or
- * three turns settle it, and no eigen- or singular-value decomposition is needed.
+ * over tr(Rᵀ·M) gives, twice per pass: started from the last rotation it is already near the answer, and
+ * the next pass refines it further, so no eigen- or singular-value decomposition is needed. A fit left a
+ * little short only slows the passes; it cannot move their end, where the fit's turn is 0.
  */
 
 /** What a forward-kinematics solve did; one object per mechanism, refilled by each solve. */
@@ -55,7 +56,7 @@ export const PLATFORM_TOLERANCE = 1e-10;
 export const PLATFORM_MAX_ITERATIONS = 500;
 
 /** Turns of the rotation refit per pass, and the turn below which it stops early (radians). */
-const FIT_TURNS = 4;
+const FIT_TURNS = 2;
 const FIT_SETTLED = 1e-15;
 /** Pulled anchors move this much further than the sphere (over-relaxation), which roughly halves the passes. */
 const RELAX = 1.8;

@@ -1,11 +1,15 @@
 import { bench, describe } from "vitest";
 import {
+  createDeltaRobot,
   createPlatformPose,
+  deltaForwardKinematics,
+  deltaInverseKinematics,
   stewartForwardKinematics,
   stewartInverseKinematics,
 } from "../../plugin/index.js";
 import { classicPlatform, compareWithNewton, randomCases, type StewartCase } from "../rig/stewartCases.js";
-import { matFromQuat, newtonForward } from "../rig/stewartReference.js";
+import { DELTA, trilaterate } from "../rig/deltaReference.js";
+import { matFromQuat, newtonForward, random } from "../rig/stewartReference.js";
 import { allocationPerCall, formatTable, machineName, median } from "./harness.js";
 
 // Parallel mechanisms (issue 20): Stewart–Gough forward kinematics by FABRIK passes against an independent
@@ -105,6 +109,51 @@ const allocation = await allocationPerCall(() => {
   stewartForwardKinematics(platform, c0.lengths, allocationPose);
 }, 20000);
 
+// Delta robot: random reachable positions → motor angles (inverse kinematics), then forward kinematics
+// from home against the closed-form intersection of the three forearm spheres.
+const delta = (() => {
+  const robot = createDeltaRobot(DELTA);
+  const phis = Array.from(robot.armAngles);
+  const rand = random(104);
+  const cases: Float64Array[] = [];
+  while (cases.length < COUNT) {
+    const angles = new Float64Array(3);
+    const at = [0.6 * (rand() - 0.5), 0.6 * (rand() - 0.5), robot.home[2] + 0.5 * (rand() - 0.5)];
+    if (deltaInverseKinematics(robot, at, angles)) cases.push(angles);
+  }
+  const position = new Float64Array(3);
+  let agree = 0,
+    meanError = 0,
+    maxError = 0,
+    passes = 0,
+    most = 0,
+    time = 0;
+  for (const angles of cases) {
+    position.set(robot.home);
+    const t0 = performance.now();
+    const report = deltaForwardKinematics(robot, angles, position);
+    time += performance.now() - t0;
+    passes += report.iterations / COUNT;
+    most = Math.max(most, report.iterations);
+    const reference = trilaterate(DELTA, phis, angles)!;
+    const error =
+      Math.hypot(position[0] - reference[0], position[1] - reference[1], position[2] - reference[2]) /
+      robot.size;
+    meanError += error / COUNT;
+    maxError = Math.max(maxError, error);
+    if (report.converged && error <= 1e-6) agree++;
+  }
+  const t0 = performance.now();
+  for (const angles of cases) trilaterate(DELTA, phis, angles);
+  const referenceUs = (1000 * (performance.now() - t0)) / COUNT;
+  const ikAngles = new Float64Array(3);
+  const t1 = performance.now();
+  for (let round = 0; round < 20; round++)
+    for (let i = 0; i < COUNT; i++) deltaInverseKinematics(robot, robot.home, ikAngles);
+  const ikUs = (1000 * (performance.now() - t1)) / (20 * COUNT);
+  return { agree, meanError, maxError, passes, most, us: (1000 * time) / COUNT, referenceUs, ikUs };
+})();
+
 process.stdout.write(
   `\nmachine: ${machineName()}\nStewart platform (classic 6-6: base radius 1, platform radius 0.6 = size, legs ` +
     `0.9–1.6), ${COUNT} random in-range actuations per row, forward kinematics from home, default settings ` +
@@ -126,7 +175,29 @@ process.stdout.write(
     `\nfollowing a moving platform from the last pose: ${follow.iterations.toFixed(1)} passes, ` +
     `${follow.us.toFixed(1)} µs per solve; inverse kinematics ${ikUs.toFixed(2)} µs per pose; ` +
     `forward kinematics allocates ${allocation.bytesPerCall.toFixed(1)} bytes per solve (${allocation.gcRuns} GCs)\n` +
-    `bar (≥ 99.9 % of random in-range actuations agree with the reference to 1e-6 of the platform size): ` +
+    `\ndelta robot (base radius 0.2, platform radius 0.05, upper arm 0.3, forearm 0.8; size 0.8), ${COUNT} ` +
+    `random in-range motor angles, forward kinematics from home:\n` +
+    formatTable(
+      [
+        "agree with trilateration to 1e-6 size",
+        "error mean / max (of size)",
+        "passes mean / max",
+        "µs / solve",
+        "trilateration µs",
+        "inverse kinematics µs",
+      ],
+      [
+        [
+          pct(delta.agree, COUNT),
+          `${delta.meanError.toExponential(1)} / ${delta.maxError.toExponential(1)}`,
+          `${delta.passes.toFixed(1)} / ${delta.most}`,
+          delta.us.toFixed(1),
+          delta.referenceUs.toFixed(2),
+          delta.ikUs.toFixed(2),
+        ],
+      ],
+    ) +
+    `\nbar (≥ 99.9 % of random in-range actuations agree with the reference to 1e-6 of the platform size): ` +
     `${pct(agreeAll, countAll)} ${agreeAll >= 0.999 * countAll ? "MET" : "NOT MET"}\n\n`,
 );
 
