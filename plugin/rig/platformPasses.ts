@@ -58,7 +58,7 @@ export const PLATFORM_MAX_ITERATIONS = 500;
 /** Turns of the rotation refit per pass, and the turn below which it stops early (radians). */
 const FIT_TURNS = 2;
 const FIT_SETTLED = 1e-15;
-/** Pulled anchors move this much further than the sphere (over-relaxation), which roughly halves the passes. */
+/** Pulled anchors move this much further than the sphere (over-relaxation): a quarter fewer passes than 1. */
 const RELAX = 1.8;
 
 /** A mixed pose whose residual grows past this factor of the last one is dropped for the plain pass. */
