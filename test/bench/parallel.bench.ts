@@ -126,22 +126,27 @@ const delta = (() => {
     meanError = 0,
     maxError = 0,
     passes = 0,
-    most = 0,
-    time = 0;
-  for (const angles of cases) {
-    position.set(robot.home);
-    const t0 = performance.now();
-    const report = deltaForwardKinematics(robot, angles, position);
-    time += performance.now() - t0;
-    passes += report.iterations / COUNT;
-    most = Math.max(most, report.iterations);
-    const reference = trilaterate(DELTA, phis, angles)!;
-    const error =
-      Math.hypot(position[0] - reference[0], position[1] - reference[1], position[2] - reference[2]) /
-      robot.size;
-    meanError += error / COUNT;
-    maxError = Math.max(maxError, error);
-    if (report.converged && error <= 1e-6) agree++;
+    most = 0;
+  const times: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    let time = 0;
+    agree = meanError = maxError = passes = most = 0;
+    for (const angles of cases) {
+      position.set(robot.home);
+      const t0 = performance.now();
+      const report = deltaForwardKinematics(robot, angles, position);
+      time += performance.now() - t0;
+      passes += report.iterations / COUNT;
+      most = Math.max(most, report.iterations);
+      const reference = trilaterate(DELTA, phis, angles)!;
+      const error =
+        Math.hypot(position[0] - reference[0], position[1] - reference[1], position[2] - reference[2]) /
+        robot.size;
+      meanError += error / COUNT;
+      maxError = Math.max(maxError, error);
+      if (report.converged && error <= 1e-6) agree++;
+    }
+    times.push((1000 * time) / COUNT);
   }
   const t0 = performance.now();
   for (const angles of cases) trilaterate(DELTA, phis, angles);
@@ -151,7 +156,7 @@ const delta = (() => {
   for (let round = 0; round < 20; round++)
     for (let i = 0; i < COUNT; i++) deltaInverseKinematics(robot, robot.home, ikAngles);
   const ikUs = (1000 * (performance.now() - t1)) / (20 * COUNT);
-  return { agree, meanError, maxError, passes, most, us: (1000 * time) / COUNT, referenceUs, ikUs };
+  return { agree, meanError, maxError, passes, most, us: median(times), referenceUs, ikUs };
 })();
 
 process.stdout.write(
