@@ -11,6 +11,7 @@ import type { SkeletonRig } from "./skeletonRig.js";
 /** What the pipeline needs of its behavior. */
 export interface PipelineOwner {
   readonly enabled: boolean;
+  readonly continuity: boolean;
   readonly weight: number;
   readonly onBeforeSolveObservable: {
     hasObservers(): boolean;
@@ -119,9 +120,13 @@ export class CharacterPipeline {
     // (stages driven by hand) gets here first.
     if (pose.held) pose.restoreUntouched();
     const owner = this._owner;
-    if (!owner.enabled || this._inFrame) return;
+    if (this._inFrame) return;
     const passes = this._passes;
-    if (passes.length === 0 && (this._targets === null || !(owner.weight > 0))) return;
+    if (!owner.enabled || (passes.length === 0 && (this._targets === null || !(owner.weight > 0)))) {
+      // Nothing written this frame: the next starts from its animation.
+      this._targets?.blend.continuity.reset();
+      return;
+    }
     pose.deltaTime = clock[0];
     pose.read();
     if (!pose.worldToModelValid) return;
@@ -159,13 +164,19 @@ export class CharacterPipeline {
     }
     const c = this._targets;
     const plan = c.plan;
+    // Valid again only once this frame writes (RotationBlend.compose).
+    const continuity = c.blend.continuity;
+    const carried = continuity.valid && owner.continuity;
+    continuity.valid = false;
     if (c.read(pose) === 0) {
       this._commit();
       return;
     }
+    if (carried) continuity.apply(pose.block, plan.rig.parents, plan.limits);
     let report: SolveReport;
     try {
       report = solvePlan(plan, pose.solverPose, c.targets, c.settings);
+      if (carried && !report.converged) report = this._solveFromAnimation(c, report);
     } catch (error) {
       if (!this._warned) {
         this._warned = true;
@@ -192,6 +203,23 @@ export class CharacterPipeline {
     event.report = report;
     event.written = this._commit();
     owner.onSolvedObservable.notifyObservers(event);
+  }
+
+  /**
+   * A solve carried from the last frame that falls short is tried again from the animated pose: the carried
+   * pose may sit in a configuration the targets have moved out of. The nearer of the two is kept.
+   */
+  private _solveFromAnimation(c: CompiledTargets, carried: SolveReport): SolveReport {
+    const pose = this.pose;
+    const continuity = c.blend.continuity;
+    continuity.keep(pose.block, carried);
+    const residual = carried.maxResidual,
+      iterations = carried.iterations;
+    pose.refresh();
+    const report = solvePlan(c.plan, pose.solverPose, c.targets, c.settings);
+    if (report.maxResidual < residual) report.iterations += iterations;
+    else continuity.takeBack(pose.block, report);
+    return report;
   }
 
   /** Feet at their shins' ends, then the post-solve passes, on the pose as it will be written. */

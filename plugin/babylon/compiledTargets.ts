@@ -92,7 +92,17 @@ export class CompiledTargets {
     const m = entries.length;
     // A foot at its shin's end gives the shin the orientation that ends it on the target.
     const match = Uint8Array.from(entries, (e) => (e.matchOrientation || e.shinEnd !== null ? 1 : 0));
-    this.blend = new RotationBlend(this.plan, match);
+    // A pole decides a bend every frame, an orientation target (a foot on the ground, a shin's end) is aimed
+    // from the pose the targets are read in, and a lone two-bone limb is placed in closed form from the
+    // animation, exactly and continuously: none of them starts from the last frame.
+    const fresh = Uint8Array.from(entries, (e, i) => (e.pole !== null || match[i] === 1 ? 1 : 0));
+    const plan = this.plan;
+    for (let c = 0; c < plan.componentCount; c++) {
+      const first = plan.componentEffectorStart[c];
+      if (plan.componentIsPath[c] === 1 && plan.chainLengths[plan.componentEffectors[first]] === 2)
+        fresh[plan.componentEffectors[first]] = 1;
+    }
+    this.blend = new RotationBlend(this.plan, match, fresh);
     this.numbers = new Float64Array(3 + 16 * m);
     this._polesAt = 3 + 3 * m;
     this.orientationsAt = 3 + 6 * m;

@@ -83,6 +83,11 @@ export class FabrikBehavior implements Behavior<TransformNode> {
   readonly onSolvedObservable = new Observable<FabrikSolvedEvent>();
   /** When false, nothing is read or written (the passes wait too): the animated pose is left as it is. */
   enabled = true;
+  /**
+   * Each frame's solve starts from the last frame's written pose carried on this frame's animation, so a
+   * redundant body does not pop between poses (see FrameContinuity). False: every frame from the animation.
+   */
+  continuity = true;
   attachedNode: Nullable<TransformNode> = null;
   /** Fired when the set of effectors changes (a new joint or chain length, a removal): the plan was rebuilt. */
   readonly onTargetsChangedObservable = new Observable<FabrikBehavior>();

@@ -2,6 +2,7 @@ import { projectRotation } from "../solver/jointLimitProjection.js";
 import { LIMIT_FIXED, LIMIT_ROTATION, type JointLimits } from "../solver/limits.js";
 import type { SolvePlan } from "../solver/plan.js";
 import { quatConjugateMultiply, quatMultiply } from "../solver/quaternion.js";
+import { FrameContinuity } from "./frameContinuity.js";
 import { ROTATION_CHANGED, SLOT_R, SLOT_STRIDE, type PoseBlock } from "./poseBlock.js";
 
 /** Slots of {@link RotationBlend.numbers}: inputs kept in an array so no double is boxed on a call. */
@@ -27,6 +28,8 @@ const SCRATCH = 8;
 export class RotationBlend {
   /** Joint per entry, parents first (a view of the layout, for tools). */
   readonly joints: Int32Array;
+  /** What this frame wrote, as turns from the animation: where the next frame's solve starts. */
+  readonly continuity: FrameContinuity;
   /**
    * Scratch inputs: [GLOBAL_WEIGHT_SLOT] is set by the caller before {@link compose}; the local rotation
    * being made at LOCAL, the limit projection's scratch at SCRATCH.
@@ -43,12 +46,15 @@ export class RotationBlend {
   private readonly _touchStartAt: number;
   private readonly _touchEffectorsAt: number;
   private readonly _solvedAt: number;
+  /** Per entry, 1 when no effector turning it is solved fresh each frame (see the constructor). */
+  private readonly _carries: Uint8Array;
 
   /**
    * Lays out the rotations of `plan`. `matchOrientation[e]` is 1 for effectors that take their target's
-   * orientation.
+   * orientation; `fresh[e]` is 1 for effectors whose chains start from the animation every frame rather than
+   * from the last frame's answer (see FrameContinuity).
    */
-  constructor(plan: SolvePlan, matchOrientation: Uint8Array) {
+  constructor(plan: SolvePlan, matchOrientation: Uint8Array, fresh: Uint8Array) {
     const n = plan.rig.jointCount;
     const parents = plan.rig.parents;
     const slotOf = new Int32Array(n).fill(-1);
@@ -105,6 +111,8 @@ export class RotationBlend {
     this._touchEffectorsAt = 3 * m + 1;
     this._solvedAt = 3 * m + 1 + flat.length;
     this.joints = this._layout.subarray(0, m);
+    this._carries = Uint8Array.from(touches, (es) => (es.some((e) => fresh[e] === 1) ? 0 : 1));
+    this.continuity = new FrameContinuity(n, plan.effectorCount);
   }
 
   /**
@@ -132,6 +140,8 @@ export class RotationBlend {
     const starts = this._touchStartAt,
       touchEffectors = this._touchEffectorsAt;
     let count = 0;
+    const continuity = this.continuity;
+    continuity.reset();
     for (let s = 0; s < m; s++) {
       let weight = 0;
       for (let k = layout[starts + s]; k < layout[starts + s + 1]; k++) {
@@ -159,6 +169,7 @@ export class RotationBlend {
         slerpFrom(numbers, LOCAL, slots, r, numbers, JOINT_WEIGHT_SLOT);
       }
       if (!isFiniteQuaternion(numbers, LOCAL)) continue;
+      if (this._carries[s] === 1) continuity.capture(j, slots, r, numbers, LOCAL);
       slots[r] = numbers[LOCAL];
       slots[r + 1] = numbers[LOCAL + 1];
       slots[r + 2] = numbers[LOCAL + 2];
@@ -166,6 +177,7 @@ export class RotationBlend {
       block.mark(slot, ROTATION_CHANGED);
       count++;
     }
+    continuity.valid = true;
     return count;
   }
 

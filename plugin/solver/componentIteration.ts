@@ -1,6 +1,6 @@
 import { backwardPassChain, forwardPassChain, orientChainFromPositions } from "./chainPasses.js";
 import { LIMIT_HINGE } from "./limits.js";
-import { takesDampedSteps } from "./hingeDamped.js";
+import { dampedSteps, stretches, takesDampedSteps } from "./dampedSteps.js";
 import { hasLimit, keepsLimits } from "./limitCheck.js";
 import { escapeLock, restorePose, savePose, targetsWithinLength } from "./lockEscape.js";
 import { backwardPassOriented, forwardPassOriented } from "./orientedPasses.js";
@@ -29,8 +29,12 @@ const MAX_ATTEMPTS = 3;
 const STEP_FRACTION = 0.1;
 /** Restarts in a row that find nothing better before the solve settles for its best pose. */
 const MAX_FRUITLESS_RESTARTS = 3;
+/** Iterations the passes take before crawling hands a branched component over to damped steps. */
+const HAND_OVER_AFTER = 2;
 /** An iteration that removes less than this fraction of the error, with a joint on its limit, is a lock. */
 const SLUGGISH_FRACTION = 0.03;
+/** Damped steps in one round taken where the passes stall (each counts as an iteration). */
+const DAMPED_ROUND_STEPS = 30;
 
 /** The iteration loop of one component, with the plain or the oriented passes. Returns the iterations used. */
 export function iterateComponent(
@@ -67,7 +71,7 @@ export function iterateComponent(
   // to the configuration it has: it escapes only a lock on a limit, since another configuration would make
   // the limb jump between frames.
   const smallStep = targetsNearInput(plan, c, positions, targets);
-  // A robot arm's escape is a damped step (hingeDamped.ts): local, so a small step may take it too.
+  // A robot arm's escape is a damped step (dampedSteps.ts): local, so a small step may take it too.
   const damped = oriented && takesDampedSteps(plan, c);
   // A two-bone limb is answered in closed form when its joints' limits allow it.
   const branched = oriented && !plan.componentIsPath[c];
@@ -99,6 +103,11 @@ export function iterateComponent(
   let fruitless = 0;
   let bestAtRestart = Infinity;
   let bent = false;
+  // Damped steps (dampedSteps.ts) move every joint toward every target at once, where the passes trade one
+  // effector's error for another's; a round is taken each time the passes stall on a better pose than the
+  // last round started from.
+  const dampable = branched && !damped && !stretches(plan, c);
+  let bestAtDamped = Infinity;
   let iteration = 0;
   while (iteration < maxIterations) {
     iteration++;
@@ -138,11 +147,43 @@ export function iterateComponent(
       progress < SLUGGISH_FRACTION * sum &&
       ((hinged && withinLength && !smallStep) || anyOnLimit(plan, c));
     const going = withinLength && !smallStep ? progress * remaining > sum - tolerance : progress > stall;
-    if (going && !crawling) {
+    // Where several chains pull one body, passes that crawl hand over to damped steps at once (after the
+    // first passes, which make the large moves toward new targets).
+    const handOver =
+      iteration > HAND_OVER_AFTER &&
+      dampable &&
+      withinLength &&
+      progress < SLUGGISH_FRACTION * sum &&
+      best < bestAtDamped - stall;
+    if (going && !crawling && !handOver) {
       previous = sum;
       continue;
     }
     if (remaining === 0) break;
+    if (handOver || (dampable && best < bestAtDamped - stall)) {
+      bestAtDamped = best;
+      restorePose(plan, c, positions, orientations);
+      residualSum[0] = best;
+      iteration += dampedSteps(
+        plan,
+        c,
+        positions,
+        orientations,
+        targets,
+        Math.min(DAMPED_ROUND_STEPS, remaining),
+      );
+      measureResiduals(plan, firstEffector, lastEffector, positions, targets);
+      if (maxResidual[0] <= tolerance) {
+        best = Infinity;
+        break;
+      }
+      if (residualSum[0] < best) {
+        best = residualSum[0];
+        savePose(plan, c, positions, orientations);
+      }
+      previous = residualSum[0];
+      continue;
+    }
     if (!oriented) {
       // A free chain meets any target within its length; stalled, it lies (nearly) along its line to
       // the target, where FABRIK only moves joints along that line. Bend it across, once.
@@ -165,6 +206,7 @@ export function iterateComponent(
       if ((restarts > 0 && !withinLength) || (smallStep && damped)) break;
       bestAtRestart = best;
       restartComponent(plan, c, positions, orientations, restarts);
+      bestAtDamped = Infinity;
       foldSwivelled(plan, c, positions, orientations, targets, restarts++);
       attempts = 0;
       bestAtLastEscape = Infinity;

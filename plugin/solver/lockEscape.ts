@@ -1,4 +1,4 @@
-import { dampedHingeSteps } from "./hingeDamped.js";
+import { dampedSteps, takesDampedSteps } from "./dampedSteps.js";
 import { projectRotation } from "./jointLimitProjection.js";
 import { LIMIT_FIXED, LIMIT_HINGE, LIMIT_ROTATION } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
@@ -36,6 +36,8 @@ const STEP_GAIN = 10;
  */
 const MIN_SWEEPS = 2;
 const MAX_SWEEPS = 24;
+/** Damped steps per escape of a robot arm: it has no sweeps to fall back on. */
+const DAMPED_ESCAPE_STEPS = 40;
 const SWEEP_GAIN = 0.01;
 /**
  * Each joint of a sweep turns this many times the angle that would aim the effector at the target (within
@@ -82,8 +84,11 @@ export function escapeLock(
   escapeStep[0] = step;
   escapeRelaxation[0] = targetsWithinLength(plan, c, positions, targets, 0) ? OVER_RELAXATION : 1;
 
-  // A robot arm (hinges only) takes damped steps instead of the sweeps: see hingeDamped.ts.
-  if (dampedHingeSteps(plan, c, positions, orientations, targets)) return;
+  // A robot arm (hinges only) takes damped steps instead of the sweeps: see dampedSteps.ts.
+  if (takesDampedSteps(plan, c)) {
+    dampedSteps(plan, c, positions, orientations, targets, DAMPED_ESCAPE_STEPS);
+    return;
+  }
   const first = plan.componentEffectorStart[c],
     last = plan.componentEffectorStart[c + 1];
   let before = residualSum[0];

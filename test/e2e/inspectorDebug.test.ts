@@ -136,7 +136,9 @@ describe.skipIf(chromiumPath === "")("the Inspector rows and the debug view, in 
       `[e2e] after: bent ${elbowBend(after).toFixed(1)}°, hand moved ${(distance(before.hand, after.hand) * 100).toFixed(1)} cm`,
     );
     expect(Math.abs(elbowBend(after) - elbowBend(before)), "elbow bend change (°)").toBeGreaterThan(10);
-    expect(distance(before.hand, after.hand), "hand moved (m)").toBeGreaterThan(0.03);
+    // The shoulder, starting from the last frame's arm, takes up part of what the elbow no longer can, so
+    // the hand moves less than the elbow's change alone would carry it; it still moves.
+    expect(distance(before.hand, after.hand), "hand moved (m)").toBeGreaterThan(0.01);
     await demo.screenshot("inspector-fabrik-hinge");
     expect(demo.errors).toEqual([]);
   });
