@@ -39,7 +39,10 @@ export interface PlatformSolveReport {
 
 /** Settings of a forward-kinematics solve. */
 export interface PlatformSolveOptions {
-  /** Largest leg-length residual accepted, as a fraction of the platform's size. Default {@link PLATFORM_TOLERANCE}. */
+  /**
+   * Largest leg-length residual accepted, as a fraction of the mechanism's size. Default
+   * {@link PLATFORM_TOLERANCE}.
+   */
   tolerance?: number;
   /** Default {@link PLATFORM_MAX_ITERATIONS}. */
   maxIterations?: number;
@@ -60,9 +63,6 @@ const FIT_TURNS = 2;
 const FIT_SETTLED = 1e-15;
 /** Pulled anchors move this much further than the sphere (over-relaxation): a quarter fewer passes than 1. */
 const RELAX = 1.8;
-
-/** A mixed pose whose residual grows past this factor of the last one is dropped for the plain pass. */
-const SAFEGUARD = 1;
 
 /** Buffers of one mechanism's passes, allocated once. */
 export interface PlatformPasses {
@@ -299,7 +299,8 @@ export function solvePlatformPasses(
       if (mixPasses(a)) {
         decodePose(a, a.x, position, orientation);
         pullAnchors(p, position, orientation);
-        if (w[RESIDUAL] <= SAFEGUARD * residual) {
+        // A mixed pose is kept only when it does not raise the residual.
+        if (w[RESIDUAL] <= residual) {
           residual = w[RESIDUAL];
           continue;
         }
