@@ -1,12 +1,16 @@
 import { describe, expect, it } from "vitest";
 import {
+  createDeltaRobot,
   createPlatformPose,
+  deltaForwardKinematics,
+  deltaInverseKinematics,
   createStewartPlatform,
   stewartForwardKinematics,
   stewartInverseKinematics,
   stewartNearestReachable,
   type PlatformPose,
 } from "../../plugin/index.js";
+import { elbow } from "../rig/deltaReference.js";
 import { lengthsOf, matFromQuat, random } from "../rig/stewartReference.js";
 
 /*
@@ -108,6 +112,57 @@ describe("fuzz: Stewart platforms", () => {
       expect(solves).toBe(3 * CASES);
       // Most random actuations have a closure and are found: report the share for the record.
       process.stdout.write(`[fuzz parallel] ${converged}/${solves} forward solves converged\n`);
+    },
+    Math.max(60_000, 20 * CASES),
+  );
+
+  it(
+    `${CASES} random delta robots, motor angles and starts: no NaN, converged forearms at their length`,
+    () => {
+      let solves = 0,
+        converged = 0;
+      for (let seed = SEED; seed < SEED + CASES; seed++) {
+        const rand = random(seed + 7_000_000);
+        const dims = {
+          baseRadius: 0.05 + rand(),
+          platformRadius: rand() < 0.2 ? 0 : 0.5 * rand(),
+          upperArm: 0.05 + rand(),
+          forearm: 0.5 + 2 * rand(),
+        };
+        let robot;
+        try {
+          robot = createDeltaRobot(dims);
+        } catch {
+          continue; // forearms that cannot close at home: refused, as the bad-input table says
+        }
+        const angles = new Float64Array(3);
+        const position = new Float64Array(3);
+        for (let trial = 0; trial < 3; trial++) {
+          const at = [rand() - 0.5, rand() - 0.5, robot.home[2] + rand() - 0.5];
+          deltaInverseKinematics(robot, at, angles);
+          expect(angles.every(Number.isFinite), `seed ${seed}: angles`).toBe(true);
+          if (trial === 2) for (let i = 0; i < 3; i++) angles[i] = 4 * rand() - 2;
+          position.set(rand() < 0.5 ? robot.home : [4 * rand() - 2, 4 * rand() - 2, 4 * rand() - 2]);
+          const report = deltaForwardKinematics(robot, angles, position);
+          solves++;
+          expect(position.every(Number.isFinite), `seed ${seed}: a position`).toBe(true);
+          if (!report.converged) continue;
+          converged++;
+          for (let i = 0; i < 3; i++) {
+            const phi = robot.armAngles[i];
+            const e = elbow(dims, phi, angles[i]);
+            const gap = Math.hypot(
+              position[0] + dims.platformRadius * Math.cos(phi) - e[0],
+              position[1] + dims.platformRadius * Math.sin(phi) - e[1],
+              position[2] - e[2],
+            );
+            expect(Math.abs(gap - dims.forearm), `seed ${seed}: arm ${i}`).toBeLessThanOrEqual(
+              1e-10 * robot.size * (1 + 1e-6),
+            );
+          }
+        }
+      }
+      process.stdout.write(`[fuzz parallel] delta: ${converged}/${solves} forward solves converged\n`);
     },
     Math.max(60_000, 20 * CASES),
   );
