@@ -79,8 +79,9 @@ export function deltaInverseKinematics(
  * Forward kinematics: moves `position` (the platform centre, coming in as the start: the last position or
  * the robot's home) to where the forearms close for motor angles `angles`, by FABRIK passes. Of the two
  * closures, it finds the one the start leads to (from home, the one below the elbows). Angles outside their
- * ranges are solved as given and reported (`inRange`). Returns the robot's report, refilled by every solve.
- * Allocates nothing.
+ * ranges are solved as given and reported (`inRange`); angles whose forearms cannot meet end with
+ * `converged` false and the platform where the passes stopped. Returns the robot's report, refilled by every
+ * solve. Allocates nothing.
  */
 export function deltaForwardKinematics(
   robot: DeltaRobot,

@@ -48,8 +48,9 @@ export function stewartInverseKinematics(
  * Forward kinematics: moves `pose`, which comes in as the start (the last pose, or the platform's home),
  * to a platform pose whose legs have the given lengths, by FABRIK passes. Of the several poses that may
  * share one set of lengths, it finds the one the start leads to. Lengths outside their ranges are solved
- * as given and reported (`inRange`). Returns the platform's report, refilled by every solve. Allocates
- * nothing.
+ * as given and reported (`inRange`). Lengths no pose can take end with `converged` false and the platform
+ * where the passes stopped, a rigid pose whose legs come as near their lengths as the passes got. Returns
+ * the platform's report, refilled by every solve. Allocates nothing.
  */
 export function stewartForwardKinematics(
   platform: StewartPlatform,
