@@ -9,6 +9,11 @@ import { quatRotate } from "./quaternion.js";
  * carrying joint (a shoulder) become active but held, keeping the rotation they have relative to their
  * parent as a fixed joint does.
  *
+ * A branching tree hangs below a carrier the same way (a horse's head and front legs on a chest below the
+ * pelvis its tail turns, a snake's jaw and tongue below its head): it joins the carrier's component, but asks
+ * nothing of the passes, so the carrier turns for its own chains there; the damped steps that follow a
+ * stall move the carrier for the tree's targets too.
+ *
  * The carrying joint answers to a carried chain only as far as that chain needs it to: while the chain's
  * target lies well within its reach from where its base is, the chain has no say in how the carrier turns
  * (the carrier does what its own chains ask, exactly as before the join); as the target nears the edge of
@@ -29,7 +34,7 @@ const REACH_MARGIN = 0.25;
 export interface CarriedChains {
   /** 1 for the joints between a carrying joint and a carried chain's base: they keep their local rotation. */
   readonly held: Uint8Array;
-  /** For a carried chain's base: the effector its chain ends at; -1 elsewhere. */
+  /** For a carried chain's base: the effector its chain ends at; -1 elsewhere and for a carried tree. */
   readonly carriedTip: Int32Array;
   /** For held joints and carried bases: the carried base at the end of their run; -1 elsewhere. */
   readonly carriedBelow: Int32Array;
@@ -38,10 +43,10 @@ export interface CarriedChains {
 }
 
 /**
- * Joins, in `movable` (edited in place), every chain that another chain carries: one whose fixed base hangs,
- * through joints that neither move nor turn, below a joint that turns (a base or a joint with movable
- * children), and whose movable joints form one unbranched path to an effector. Pinned joints are never
- * crossed.
+ * Joins, in `movable` (edited in place), every chain or tree that another chain carries: one whose fixed base
+ * hangs, through joints that neither move nor turn, below a joint that turns (a base or a joint with movable
+ * children). `carriedTip` is the effector of a carried chain whose movable joints form one unbranched path,
+ * -1 for a branching tree. Pinned joints are never crossed.
  */
 export function joinCarriedChains(
   parents: Int32Array,
@@ -65,20 +70,23 @@ export function joinCarriedChains(
       onlyChild[parents[j]] = j;
     }
     for (let b = 0; b < n; b++) {
-      if (movable[b] || pinned[b] || movableChildren[b] !== 1 || parents[b] < 0) continue;
+      if (movable[b] || pinned[b] || movableChildren[b] === 0 || parents[b] < 0) continue;
       let q = parents[b];
       while (q >= 0 && !movable[q] && movableChildren[q] === 0 && !pinned[q]) q = parents[q];
       // The carrier must turn: a base or a joint with movable children (a moving leaf never turns).
       if (q < 0 || pinned[q] || movableChildren[q] === 0) continue;
-      let tip = onlyChild[b];
-      while (movableChildren[tip] === 1) tip = onlyChild[tip];
-      if (movableChildren[tip] > 1 || effectorOf[tip] < 0) continue;
+      // One path to an effector asks its carrier for reach; a branching tree (a head and two front legs on a
+      // horse's chest) asks nothing of the passes, and the damped steps move the carrier for it.
+      let tip = movableChildren[b] === 1 ? onlyChild[b] : -1;
+      while (tip >= 0 && movableChildren[tip] === 1) tip = onlyChild[tip];
+      if (tip >= 0 && movableChildren[tip] > 1) tip = -1;
+      if (tip >= 0 && effectorOf[tip] < 0) continue;
       for (let j = b; j !== q; j = parents[j]) {
         movable[j] = 1;
         carriedBelow[j] = b;
         if (j !== b) held[j] = 1;
       }
-      carriedTip[b] = effectorOf[tip];
+      carriedTip[b] = tip >= 0 ? effectorOf[tip] : -1;
       bases.push(b);
       changed = true;
     }
@@ -97,6 +105,7 @@ export function measureCarriedChains(plan: SolvePlan): void {
   const parents = plan.rig.parents;
   for (let i = 0; i < carriedBases.length; i++) {
     const b = carriedBases[i];
+    if (carriedTip[b] < 0) continue;
     let vx = boneLength[b] * localOffset[3 * b],
       vy = boneLength[b] * localOffset[3 * b + 1],
       vz = boneLength[b] * localOffset[3 * b + 2];
@@ -143,6 +152,10 @@ export function aimCarriedChains(
     const b = carriedBases[i];
     const k = activeIndex[b];
     if (k < start || k >= end) continue;
+    if (carriedTip[b] < 0) {
+      carriedWeight[b] = 0;
+      continue;
+    }
     const e3 = 3 * carriedTip[b],
       b3 = 3 * b;
     const dx = positions[b3] - targets[e3],

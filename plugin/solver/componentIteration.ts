@@ -1,4 +1,5 @@
 import { backwardPassChain, forwardPassChain, orientChainFromPositions } from "./chainPasses.js";
+import { hasContinuumSections } from "./continuumSections.js";
 import { LIMIT_HINGE } from "./limits.js";
 import { dampedSteps, stretches, takesDampedSteps } from "./dampedSteps.js";
 import { hasLimit, keepsLimits } from "./limitCheck.js";
@@ -105,8 +106,8 @@ export function iterateComponent(
   let bent = false;
   // Damped steps (dampedSteps.ts) move every joint toward every target at once, where the passes trade one
   // effector's error for another's; a round is taken each time the passes stall on a better pose than the
-  // last round started from.
-  const dampable = branched && !damped && !stretches(plan, c);
+  // last round started from. Not with continuum sections: the steps turn joints one by one.
+  const dampable = branched && !damped && !stretches(plan, c) && !hasContinuumSections(plan, c);
   let bestAtDamped = Infinity;
   let iteration = 0;
   while (iteration < maxIterations) {
@@ -196,7 +197,13 @@ export function iterateComponent(
     // Stalled under limits or branches: a lock, a local minimum, or the best reachable pose. Escape from the
     // best pose and go on; when escapes stop paying, restart elsewhere while the budget lasts. A component
     // turning one joint has no other configuration: its passes already aim it as close as its limits allow.
-    if (singleJoint || !((withinLength && (!smallStep || damped)) || anyOnLimit(plan, c))) break;
+    // Nor one with continuum sections: an escape turns joints one by one, which breaks their arcs.
+    if (
+      singleJoint ||
+      hasContinuumSections(plan, c) ||
+      !((withinLength && (!smallStep || damped)) || anyOnLimit(plan, c))
+    )
+      break;
     if (best < bestAtLastEscape - stall) attempts = 0;
     else if (++attempts > MAX_ATTEMPTS) {
       // Out of reach, one restart only confirms the best pose; within length, another start may find it,

@@ -1,5 +1,6 @@
 import { orientChainFromPositions, straightenIfOutOfReach } from "./chainPasses.js";
 import { iterateComponent } from "./componentIteration.js";
+import { hasContinuumSections } from "./continuumSections.js";
 import { LIMIT_HINGE, LIMIT_ROTATION, LIMIT_STRETCH } from "./limits.js";
 import { hasLimit, keepsLimits } from "./limitCheck.js";
 import { clearOnLimit, restorePose, savePose } from "./lockEscape.js";
@@ -18,7 +19,8 @@ import { measureResiduals } from "./residuals.js";
  * a plain unbranched chain without limits takes the positions-only fast path.
  */
 export function needsOrientedPasses(plan: SolvePlan, c: number): boolean {
-  if (!plan.componentIsPath[c]) return true;
+  // Continuum sections turn their joints as one arc, which only the oriented passes do.
+  if (!plan.componentIsPath[c] || hasContinuumSections(plan, c)) return true;
   const flags = plan.scratch.flags;
   for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++) {
     if (flags[plan.rotatingJoints[ri]] & LIMIT_ROTATION) return true;
@@ -58,7 +60,12 @@ export function solveComponent(
   }
   // Hinges too go straight to the oriented passes: the plain passes never turn a bone about its own axis,
   // so their answer keeps a hinge only by chance (on the characters bench, never in 60,000 arm solves).
-  if (!plan.componentIsPath[c] || hasLimit(plan, c, LIMIT_STRETCH | LIMIT_HINGE) || maxIterations < 2) {
+  if (
+    !plan.componentIsPath[c] ||
+    hasContinuumSections(plan, c) ||
+    hasLimit(plan, c, LIMIT_STRETCH | LIMIT_HINGE) ||
+    maxIterations < 2
+  ) {
     return iterateComponent(plan, c, positions, orientations, targets, maxIterations, poles, true);
   }
   // A limited plain chain first tries the plain passes, which cost a fraction of the oriented ones, with

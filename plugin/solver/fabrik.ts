@@ -1,5 +1,7 @@
 import { measureCarriedChains } from "./carriedChains.js";
 import { needsOrientedPasses, solveComponent } from "./componentSolve.js";
+import { measureSections } from "./continuumFit.js";
+import { maskSectionLimits } from "./continuumSections.js";
 import { measurePose } from "./inputPose.js";
 import { LIMIT_FIXED } from "./limits.js";
 import type { SolvePlan, SolveReport } from "./plan.js";
@@ -33,6 +35,7 @@ export function solvePlan(
   const limitFlags = plan.limits.flags;
   for (let j = 0; j < flags.length; j++)
     flags[j] = held[j] === 1 ? limitFlags[j] | LIMIT_FIXED : limitFlags[j];
+  if (plan.continuum.count > 0) maskSectionLimits(plan, flags);
   const { positions, orientations } = pose;
   const maxIterations = settings.maxIterations ?? DEFAULT_MAX_ITERATIONS;
   // Doubles passed as arguments to calls V8 does not inline get boxed, which allocates; the tolerance
@@ -43,6 +46,7 @@ export function solvePlan(
   const oriented = plan.scratch.componentOriented;
   for (let c = 0; c < plan.componentCount; c++) oriented[c] = needsOrientedPasses(plan, c) ? 1 : 0;
   measurePose(plan, positions, orientations);
+  if (plan.continuum.count > 0) measureSections(plan, positions, orientations);
   if (plan.scratch.carriedBases.length > 0) measureCarriedChains(plan);
   const report = plan.report;
   const moved = plan.scratch.componentMoved;

@@ -29,6 +29,7 @@ export {
   type SolvePlan,
   type SolveReport,
 } from "./plan.js";
+export type { ContinuumSectionSpec } from "./continuumSections.js";
 export { createSolveWorkspace, type SolveWorkspace } from "./workspace.js";
 export { solvePlan } from "./fabrik.js";
 export { DEFAULT_MAX_ITERATIONS, DEFAULT_TOLERANCE, type SolveSettings } from "./solveSettings.js";

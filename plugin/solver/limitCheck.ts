@@ -1,3 +1,4 @@
+import { keepsArcs } from "./continuumArc.js";
 import { projectRotation } from "./jointLimitProjection.js";
 import { LIMIT_FIXED, LIMIT_ROTATION, LIMIT_STRETCH } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
@@ -40,6 +41,8 @@ export function hasLimit(plan: SolvePlan, c: number, mask: number): boolean {
 export function keepsLimits(plan: SolvePlan, c: number, orientations: Float64Array, input: boolean): boolean {
   const { limits, rotatingJoints } = plan;
   const parents = plan.rig.parents;
+  // A continuum section's bend is its joints' limit.
+  if (plan.continuum.inComponent[c] === 1 && !keepsArcs(plan, c, orientations)) return false;
   if (input) {
     const boneLength = plan.scratch.boneLength;
     for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++) {

@@ -1,5 +1,6 @@
 import { aimCarriedChains } from "./carriedChains.js";
 import { alignToChild, fitToChildren } from "./aimAtChildren.js";
+import { placeSectionFromBase, placeSectionFromTip } from "./continuumArc.js";
 import { placeHinge, rollForHinge } from "./hingePlane.js";
 import { projectRotation } from "./jointLimitProjection.js";
 import { LIMIT_FIXED, LIMIT_HINGE, LIMIT_ROTATION, LIMIT_STRETCH } from "./limits.js";
@@ -47,8 +48,16 @@ export function backwardPassOriented(
   temp[ID + 1] = 0;
   temp[ID + 2] = 0;
   temp[ID + 3] = 1;
+  const { atBase, jointStart } = plan.continuum;
   for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++) {
     const r = rotatingJoints[ri];
+    const section = atBase[r];
+    if (section >= 0) {
+      // A continuum section moves as one arc; its bending joints follow r in rotatingJoints.
+      placeSectionFromBase(plan, section, positions, orientations);
+      ri += jointStart[section + 1] - jointStart[section] - 2;
+      continue;
+    }
     const r3 = 3 * r,
       r4 = 4 * r;
     const first = activeChildStart[ri],
@@ -132,8 +141,17 @@ export function forwardPassOriented(
   const flags = plan.scratch.flags;
   const start = plan.componentStart[c];
   if (plan.scratch.carriedBases.length > 0) aimCarriedChains(plan, c, positions, targets);
+  const { atLastBend, jointStart, joints } = plan.continuum;
   for (let k = plan.componentStart[c + 1] - 1; k >= start; k--) {
     const j = activeJoints[k];
+    const section = atLastBend[j];
+    if (section >= 0) {
+      // A continuum section moves as one arc, up to its base; its joints precede j in activeJoints.
+      placeSectionFromTip(plan, section, positions, orientations, targets);
+      k -= jointStart[section + 1] - jointStart[section] - 3;
+      if (plan.scratch.movable[joints[jointStart[section]]] === 1) k--;
+      continue;
+    }
     const j3 = 3 * j,
       j4 = 4 * j;
     const e = effectorOf[j];

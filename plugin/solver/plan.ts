@@ -1,3 +1,8 @@
+import {
+  compileContinuumSections,
+  type ContinuumSectionSpec,
+  type ContinuumSections,
+} from "./continuumSections.js";
 import { FabrikError, describeJoint } from "./errors.js";
 import { createJointLimits, type JointLimits } from "./limits.js";
 import { packTypedArrays } from "./packArrays.js";
@@ -53,6 +58,11 @@ export interface PlanOptions {
    * not shared.
    */
   shareLayoutWith?: SolvePlan;
+  /**
+   * Runs of bones that bend as one constant-curvature arc each (a tentacle's sections, a tail), with a
+   * bend limit per section; see docs/continuum.md. Their joints' own rotation limits are not used.
+   */
+  continuumSections?: readonly ContinuumSectionSpec[];
 }
 
 /** A path of active joints between two structural points (a base or sub-base, and an effector or sub-base). */
@@ -125,6 +135,8 @@ export interface SolvePlan {
   /** Index in activeJoints per joint, or -1; and where each active joint's subtree ends in activeJoints. */
   readonly activeIndex: Int32Array;
   readonly subtreeEnd: Int32Array;
+  /** @internal The continuum sections, compiled (none unless the `continuumSections` option gave some). */
+  readonly continuum: ContinuumSections;
 
   /** @internal per-joint data and scratch, sized to the rig; owned by the solver. */
   readonly scratch: PlanScratch;
@@ -213,6 +225,7 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
   const layout = compileLayout(rig, effectors, pinned, passiveMode);
   const { rotatingIndex, carried, ...tables } = layout;
   const { componentCount } = layout;
+  const continuum = compileContinuumSections(rig, options.continuumSections, effectors, layout);
 
   const plan: SolvePlan = {
     rig,
@@ -224,6 +237,7 @@ export function compilePlan(rig: Rig, options: PlanOptions): SolvePlan {
     effectorHasPole,
     pinned,
     ...tables,
+    continuum,
     // Set below, once the plan's own arrays are packed: the workspace's must not be moved into its block.
     scratch: null as unknown as PlanScratch,
     report: {

@@ -68,6 +68,8 @@ export function placeTwoBoneLimb(
   if (flags[m] & LIMIT_FIXED) return false;
   const hinged = (flags[m] & LIMIT_HINGE) !== 0;
   if (flags[b] & (LIMIT_HINGE | LIMIT_FIXED) || (flags[m] | flags[t]) & LIMIT_STRETCH) return false;
+  // A continuum section bends its joints evenly, which the closed form does not.
+  if (plan.continuum.bendsIn[b] >= 0 || plan.continuum.bendsIn[m] >= 0) return false;
   // The root must turn this limb and nothing else.
   const rb = plan.scratch.rotatingIndex[b];
   if (rb < 0 || plan.activeChildStart[rb + 1] - plan.activeChildStart[rb] !== 1) return false;

@@ -149,6 +149,11 @@ const solve = (p: unknown, t: unknown, settings: unknown) => ({
   state: solveState,
 });
 const settings = { poles };
+const fork = createRig({
+  parents: [-1, 0, 0],
+  restPositions: [0, 0, 0, 0, 1, 0, 1, 0, 0],
+  names: ["root", "up", "side"],
+});
 const twoNames = createRig({
   parents: [-1, 0, 0],
   restPositions: [0, 0, 0, 0, 1, 0, 1, 0, 0],
@@ -513,6 +518,109 @@ const SOLVER_ROWS: Row[] = [
     call: plan({
       effectors: [{ joint: "hand" }],
       shareLayoutWith: compilePlan(twoNames, { effectors: [{ joint: 1 }] }),
+    }),
+    state: planState,
+  },
+  {
+    api: "`compilePlan`",
+    input: "`continuumSections` not an array",
+    result: "plan: `continuumSections` must be an array",
+    option: "continuumSections",
+    call: plan({ effectors: [{ joint: "hand" }], continuumSections: {} }),
+    state: planState,
+  },
+  {
+    api: "`compilePlan`",
+    input: "a continuum section of fewer than two joints (or not an object)",
+    result: "continuumSections[0]: joints must list at least two joints, the section's base and its tip",
+    option: "continuumSections",
+    call: plan({ effectors: [{ joint: "hand" }], continuumSections: [{ joints: ["elbow"], maxBend: 1 }] }),
+    state: planState,
+  },
+  {
+    api: "`compilePlan`",
+    input: "a continuum section's `maxBend` outside (0, 2π), NaN or not a number",
+    result: "continuumSections[0]: maxBend must be a number in (0, 2π), got 7",
+    option: "continuumSections",
+    call: plan({
+      effectors: [{ joint: "hand" }],
+      continuumSections: [{ joints: ["shoulder", "elbow"], maxBend: 7 }],
+    }),
+    state: planState,
+  },
+  {
+    api: "`compilePlan`",
+    input: "a continuum section's joint unknown (or outside the rig)",
+    result: 'continuumSections: no joint named "elbw" in the rig',
+    option: "continuumSections",
+    call: plan({
+      effectors: [{ joint: "hand" }],
+      continuumSections: [{ joints: ["shoulder", "elbw"], maxBend: 1 }],
+    }),
+    state: planState,
+  },
+  {
+    api: "`compilePlan`",
+    input: "a continuum section's joints not parent to child",
+    result:
+      'continuumSections[0]: joint 2 ("wrist") is not a child of joint 0 ("shoulder"); a section\'s joints run parent to child',
+    option: "continuumSections",
+    joint: 2,
+    call: plan({
+      effectors: [{ joint: "hand" }],
+      continuumSections: [{ joints: ["shoulder", "wrist"], maxBend: 1 }],
+    }),
+    state: planState,
+  },
+  {
+    api: "`compilePlan`",
+    input: "two continuum sections sharing a bone",
+    result: 'continuumSections[1]: the bone to joint 2 ("wrist") is already in section 0',
+    option: "continuumSections",
+    joint: 2,
+    call: plan({
+      effectors: [{ joint: "hand" }],
+      continuumSections: [
+        { joints: ["shoulder", "elbow", "wrist"], maxBend: 1 },
+        { joints: ["elbow", "wrist", "hand"], maxBend: 1 },
+      ],
+    }),
+    state: planState,
+  },
+  {
+    api: "`compilePlan`",
+    input: "a continuum section's bone that no effector's chain moves",
+    result: 'continuumSections[0]: joint 1 ("elbow") is not moved by any effector\'s chain',
+    option: "continuumSections",
+    joint: 1,
+    call: plan({
+      effectors: [{ joint: "hand", chainLength: 1 }],
+      continuumSections: [{ joints: ["shoulder", "elbow", "wrist"], maxBend: 1 }],
+    }),
+    state: planState,
+  },
+  {
+    api: "`compilePlan`",
+    input: "a continuum section branching (a joint above its tip with several moving children)",
+    result: 'continuumSections[0]: joint 0 ("root") has 2 moving children; a section cannot branch',
+    option: "continuumSections",
+    joint: 0,
+    call: () =>
+      compilePlan(fork, {
+        effectors: [{ joint: 1 }, { joint: 2 }],
+        continuumSections: [{ joints: [0, 1], maxBend: 1 }],
+      }),
+    state: () => text(fork),
+  },
+  {
+    api: "`compilePlan`",
+    input: "an effector inside a continuum section (not its base or tip)",
+    result: 'continuumSections[0]: joint 1 ("elbow") is an effector; only a section\'s base and tip can be',
+    option: "continuumSections",
+    joint: 1,
+    call: plan({
+      effectors: [{ joint: "hand" }, { joint: "elbow" }],
+      continuumSections: [{ joints: ["shoulder", "elbow", "wrist"], maxBend: 1 }],
     }),
     state: planState,
   },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   compilePlan,
+  createRig,
   createJointLimits,
   createPose,
   setJointLimit,
@@ -121,5 +122,72 @@ describe("chains carried by another chain", () => {
     });
     expect(report.converged).toBe(true);
     expect(turnBetween(a.orientations, 4 * trunk4, b.orientations, 4 * trunk4)).toBeLessThan(1e-3);
+  });
+});
+
+describe("a branching tree carried by another chain", () => {
+  // Hips turned by a tail's chain; below them, through a spine no chain turns, a chest with a head and two
+  // legs (a horse's fore quarters below the tail's pelvis).
+  const rig = createRig({
+    parents: [-1, 0, 1, 2, 0, 4, 5, 6, 5, 8, 5, 10],
+    restPositions: [
+      [0, 1, 0],
+      [0, 1, -0.5],
+      [0, 1, -1],
+      [0, 1, -1.5],
+      [0, 1, 0.5],
+      [0, 1, 1],
+      [0, 1.5, 1.3],
+      [0, 2, 1.5],
+      [0.3, 0.5, 1],
+      [0.3, 0, 1],
+      [-0.3, 0.5, 1],
+      [-0.3, 0, 1],
+    ].flat(),
+    names: [
+      "hips",
+      "tail1",
+      "tail2",
+      "tail3",
+      "spine",
+      "chest",
+      "neck",
+      "head",
+      "legL1",
+      "legL2",
+      "legR1",
+      "legR2",
+    ],
+  });
+  const effectors = [
+    { joint: "tail3", chainLength: 3 },
+    { joint: "head", chainLength: 2 },
+    { joint: "legL2", chainLength: 2 },
+    { joint: "legR2", chainLength: 2 },
+  ];
+
+  it("is solved with its carrier: every target met wherever one pose meets them all, over 200 random poses", () => {
+    const plan = compilePlan(rig, { effectors });
+    expect(plan.componentCount).toBe(1);
+    const next = random(11);
+    const angle = () => (next() - 0.5) * 1.2;
+    const axis = (): [number, number, number] => [next() - 0.5, next() - 0.5, next() - 0.5];
+    const tips = effectors.map((e) => rig.names!.indexOf(e.joint));
+    let met = 0;
+    for (let k = 0; k < 200; k++) {
+      // Every joint the chains turn, turned; the spine keeps its rest rotation.
+      const goal = posed(
+        rig,
+        [0, 1, 2, 5, 6, 8, 10].map((j) => [j, axis(), angle()]),
+      );
+      const targets = new Float64Array(
+        tips.flatMap((j) => Array.from(goal.positions.subarray(3 * j, 3 * j + 3))),
+      );
+      const pose = createPose(rig);
+      const report = solvePlan(plan, pose, targets, { tolerance: 1e-3 });
+      if (report.converged) met++;
+      for (const v of pose.positions) expect(Number.isFinite(v)).toBe(true);
+    }
+    expect(met).toBeGreaterThanOrEqual(196);
   });
 });
