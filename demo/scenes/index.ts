@@ -4,6 +4,7 @@ import { poseScene } from "./pose.js";
 import { reachScene } from "./reach.js";
 import { robotArmScene } from "./robotArm.js";
 import { solverScene } from "./solver.js";
+import { stewartPlatformScene } from "./stewartPlatform.js";
 import { tentaclesScene } from "./tentacles.js";
 import { walkScene } from "./walk.js";
 import type { SceneDefinition } from "./types.js";
@@ -17,5 +18,6 @@ export const SCENES: readonly SceneDefinition[] = [
   tentaclesScene,
   solverScene,
   robotArmScene,
+  stewartPlatformScene,
   droppedScene,
 ];

@@ -1,5 +1,6 @@
 // Engine-free character knowledge (humanoid roles and joint names, the limit preset, the body frame, the
-// joint tree, forward kinematics and leg geometry): re-exports only. The layers above import the rig from here.
+// joint tree, forward kinematics and leg geometry), robot arms from DH tables and parallel mechanisms:
+// re-exports only. The layers above import the rig from here.
 export {
   HUMANOID_ROLES,
   type HumanoidRole,
@@ -57,3 +58,23 @@ export { type DHConvention, type DHJointType, type DHOptions, type DHRow, type D
 export { createRigFromDH, DH_SEPARATION, type DHArm } from "./dhRig.js";
 export type { DHLayout } from "./dhFrames.js";
 export { dhEffectors, dhForwardKinematics, dhTargets, readDHJointValues } from "./dhJoints.js";
+export { createPlatformPose, type PlatformPose } from "./platformPose.js";
+export {
+  PLATFORM_MAX_ITERATIONS,
+  PLATFORM_TOLERANCE,
+  type PlatformSolveOptions,
+  type PlatformSolveReport,
+} from "./platformPasses.js";
+export {
+  createStewartPlatform,
+  STEWART_LEGS,
+  type StewartPlatform,
+  type StewartPlatformOptions,
+} from "./stewartPlatform.js";
+export {
+  stewartForwardKinematics,
+  stewartInverseKinematics,
+  stewartNearestReachable,
+} from "./stewartKinematics.js";
+export { createDeltaRobot, type DeltaRobot, type DeltaRobotOptions } from "./deltaRobot.js";
+export { deltaForwardKinematics, deltaInverseKinematics } from "./deltaKinematics.js";

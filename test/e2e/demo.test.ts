@@ -248,6 +248,18 @@ describe.skipIf(chromiumPath === "")("the demo in Chromium", () => {
     expect(demo.errors).toEqual([]);
   });
 
+  it("shows the Stewart platform following its gizmo, both kinematics directions agreeing", async () => {
+    expect(await demo.hook((h) => h.setScene("stewart-platform"))).toBe(true);
+    await demo.hook((h) => h.frames(10));
+    await expectRendered(demo);
+    const m = await demo.hook((h) => h.metrics());
+    expect(m.reachable, "the gizmo's start pose is reachable").toBe(1);
+    for (let i = 1; i <= 6; i++) expect(m[`leg ${i}`], `leg ${i} (m)`).toBeGreaterThan(0.9);
+    expect(m["FK round trip (m)"], "forward kinematics back to the pose (m)").toBeLessThan(1e-6);
+    expect(demo.errors).toEqual([]);
+    await demo.screenshot("stewart-platform");
+  });
+
   it.skipIf(!existsSync(ROBOT))("gives a dropped third-party character IK (RobotExpressive)", async () => {
     await dropFiles(demo, [{ name: "RobotExpressive.glb", bytes: readFileSync(ROBOT) }]);
     await demo.page.waitForFunction(() => {

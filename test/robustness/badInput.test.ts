@@ -31,6 +31,7 @@ import {
 } from "../../plugin/index.js";
 import { OWN_CHARACTERS, loadCharacter, type Loaded } from "../babylon/characters.js";
 import { captureLocals, playFirstAnimation } from "../babylon/fabrikHarness.js";
+import { DELTA_ROWS, PARALLEL_ROWS } from "./parallelRows.js";
 
 /*
  * Every kind of bad input the public API can receive, and what it gets. Each row of docs/errors.md is one
@@ -1360,7 +1361,7 @@ function readerForRows(): PoseReader {
   return rowReader;
 }
 
-const ROWS = [...SOLVER_ROWS, ...DH_ROWS, ...BEHAVIOR_ROWS];
+const ROWS: Row[] = [...SOLVER_ROWS, ...DH_ROWS, ...PARALLEL_ROWS, ...DELTA_ROWS, ...BEHAVIOR_ROWS];
 
 /** Inline code that may itself hold backticks. */
 const code = (s: string) => (s.includes("`") ? `\`\` ${s} \`\`` : `\`${s}\``);
