@@ -1,0 +1,312 @@
+import type { FabrikFrame } from "../babylon/index.js";
+import {
+  normalize3,
+  quatAxisAngle,
+  quatConjugateMultiply,
+  quatFromUnitVectors,
+  quatMultiply,
+  quatRotate,
+} from "../rig/index.js";
+import { projectRotation, type JointLimits } from "../solver/index.js";
+
+/*
+ * One arm closing its grip after the behavior's solve. The solve stops within the behavior's tolerance
+ * (1e-3 of the height by default); a grip that must sit on its handle to a fraction of that is finished here,
+ * in closed form, on the pose the frame will write:
+ *
+ * - the elbow bends about its own bend axis until the wrist is as far from the shoulder as the handle, then
+ *   the arm turns about the shoulder onto it (only for a miss the solve left small: a larger one is a handle
+ *   out of reach, where the solve's answer stands);
+ * - the arm swivels about the shoulder–wrist line (the wrist stays) to the nearest swivel where the wrist can
+ *   take the handle's orientation within its limits, and the shoulder stays within its own: a straight arm's
+ *   twist, or an elbow the solve kept where the animation had it, can otherwise leave the hand's rotation
+ *   outside the wrist's range, which the behavior then clamps;
+ * - the hand takes the handle's orientation, projected onto the wrist's limits.
+ */
+
+const t = new Float64Array(112);
+const S = 0; // shoulder (the upper arm's joint)
+const E = 3; // elbow
+const W = 6; // wrist (the hand's joint)
+const T = 9; // the handle's place
+const QT = 12; // the handle's orientation
+const QP = 16; // the upper arm's parent orientation
+const QU = 20; // upper arm orientation
+const QF = 24; // forearm orientation
+const AXIS = 28;
+const ROT = 32;
+const U = 36;
+const V = 39;
+const N = 42;
+const LOCAL = 45;
+const DELTA = 49;
+const PROJECT = 53; // projectRotation scratch (16)
+const ANGLE = 69;
+const SAVED = 89; // the solve's arm: upper arm, forearm orientations, elbow, wrist
+const QU2 = 77;
+const QF2 = 81;
+const HAND = 85;
+
+/** Misses the closure finishes, as a fraction of the arm's length; larger ones are out of reach. */
+const CLOSE_FRACTION = 0.25;
+/** Limit breaches (radians) that count as none. */
+const KEPT = 1e-6;
+const SWIVEL_STEP = Math.PI / 18;
+const SWIVEL_STEPS = 18;
+const BISECTIONS = 12;
+const REFINEMENTS = 40;
+
+/** The arm joints of one hand, as indices in the behavior's rig. */
+export class ArmGrip {
+  constructor(
+    readonly parent: number,
+    readonly upper: number,
+    readonly lower: number,
+    readonly hand: number,
+  ) {}
+
+  /**
+   * Closes the hand onto the handle `goal[g..g+6]` (model space: place, orientation) on the pose `frame`
+   * will write, and writes where the hand got into `out[o..o+6]`.
+   */
+  close(
+    frame: FabrikFrame,
+    limits: JointLimits | null,
+    goal: Float64Array,
+    g: number,
+    out: Float64Array,
+    o: number,
+  ): void {
+    const p = frame.positions;
+    const q = frame.orientations;
+    for (let i = 0; i < 3; i++) {
+      t[S + i] = p[3 * this.upper + i];
+      t[E + i] = p[3 * this.lower + i];
+      t[W + i] = p[3 * this.hand + i];
+      t[T + i] = goal[g + i];
+    }
+    for (let i = 0; i < 4; i++) {
+      t[QT + i] = goal[g + 3 + i];
+      t[QP + i] = this.parent >= 0 ? q[4 * this.parent + i] : i === 3 ? 1 : 0;
+      t[QU + i] = q[4 * this.upper + i];
+      t[QF + i] = q[4 * this.lower + i];
+    }
+    const a = dist(E, S);
+    const b = dist(W, E);
+    keepArm(true);
+    let closed = false;
+    if (dist(W, T) <= CLOSE_FRACTION * (a + b)) {
+      closed = this._bend(limits, a, b);
+      if (closed) this._swing();
+    }
+    if (this._swivel(limits) > KEPT && closed) {
+      // The closed arm breaks a limit the solve's kept: the solve's answer stands.
+      keepArm(false);
+      this._swivel(limits);
+    }
+    // The hand: the handle's orientation under the forearm, within the wrist's limits.
+    quatConjugateMultiply(t, LOCAL, t, QF, t, QT);
+    if (limits !== null) keepInLimits(limits, this.hand);
+    quatMultiply(t, HAND, t, QF, t, LOCAL);
+    frame.setLocalRotation(this.hand, t, LOCAL);
+    quatConjugateMultiply(t, LOCAL, t, QP, t, QU);
+    frame.setLocalRotation(this.upper, t, LOCAL);
+    quatConjugateMultiply(t, LOCAL, t, QU, t, QF);
+    frame.setLocalRotation(this.lower, t, LOCAL);
+    for (let i = 0; i < 3; i++) out[o + i] = t[W + i];
+    for (let i = 0; i < 4; i++) out[o + 3 + i] = t[HAND + i];
+  }
+
+  /**
+   * The elbow bends about its hinge axis (or, for a free elbow, the axis of the bend it has) until the wrist
+   * is as far from the shoulder as the handle; false when the elbow's limits refuse that bend.
+   */
+  private _bend(limits: JointLimits | null, a: number, b: number): boolean {
+    sub(U, E, S);
+    sub(V, W, E);
+    const hinge = limits !== null && limits.specs[this.lower]?.hinge !== undefined;
+    if (hinge) {
+      // Δ = rest⁻¹·local turns about the hinge axis in the rest frame: in model space, that axis under
+      // the upper arm and the rest rotation.
+      quatMultiply(t, ROT, t, QU, limits.restLocal, 4 * this.lower);
+      quatRotate(t, N, t, ROT, limits.hingeAxis, 3 * this.lower);
+    } else {
+      cross(N, U, V);
+    }
+    if (!normalize3(t, N, t, N)) return true; // straight and free: no bend axis to turn about
+    const d = dist(T, S);
+    // |u + R(β)v|² = a² + b² + 2 u·R(β)v, and u·R(β)v = A cos β + B sin β + C about the unit axis n.
+    const along = dot(V, N);
+    const C = along * dot(U, N);
+    const A = dot(U, V) - C;
+    cross(AXIS, N, V);
+    const B = dot(U, AXIS);
+    const r = Math.sqrt(A * A + B * B);
+    if (!(r > 0)) return true;
+    const want = (d * d - a * a - b * b) / 2 - C;
+    const base = Math.atan2(B, A);
+    const spread = Math.acos(Math.max(-1, Math.min(1, want / r)));
+    const b1 = wrap(base + spread),
+      b2 = wrap(base - spread);
+    t[ANGLE] = Math.abs(b1) < Math.abs(b2) ? b1 : b2;
+    quatAxisAngle(t, ROT, t, N, t, ANGLE);
+    quatMultiply(t, QF, t, ROT, t, QF);
+    quatRotate(t, V, t, ROT, t, V);
+    for (let i = 0; i < 3; i++) t[W + i] = t[E + i] + t[V + i];
+    if (limits === null) return true;
+    quatConjugateMultiply(t, LOCAL, t, QU, t, QF);
+    return breach(limits, this.lower) <= KEPT;
+  }
+
+  /** The whole arm turns about the shoulder, putting the wrist on the line to the handle. */
+  private _swing(): void {
+    sub(U, W, S);
+    sub(V, T, S);
+    if (!normalize3(t, U, t, U) || !normalize3(t, V, t, V)) return;
+    quatFromUnitVectors(t, ROT, t, U, t, V);
+    turnArm(ROT);
+  }
+
+  /**
+   * The nearest swivel about the shoulder–wrist line at which the shoulder and the wrist keep their limits;
+   * returns how far (radians) they still break them.
+   */
+  private _swivel(limits: JointLimits | null): number {
+    if (limits === null) return 0;
+    sub(AXIS, W, S);
+    if (!normalize3(t, AXIS, t, AXIS)) return 0;
+    let best = 0;
+    let bestCost = this._cost(limits, 0);
+    if (bestCost <= KEPT) return bestCost;
+    let found = false;
+    for (let k = 1; k <= SWIVEL_STEPS && !found; k++) {
+      for (let side = -1; side <= 1 && !found; side += 2) {
+        const angle = side * k * SWIVEL_STEP;
+        const cost = this._cost(limits, angle);
+        if (cost <= KEPT) {
+          // Bisect back toward the last refused swivel on this side: the allowed one nearest the solve's.
+          let good = angle,
+            bad = side * (k - 1) * SWIVEL_STEP;
+          for (let i = 0; i < BISECTIONS; i++) {
+            const mid = (good + bad) / 2;
+            if (this._cost(limits, mid) <= KEPT) good = mid;
+            else bad = mid;
+          }
+          best = good;
+          found = true;
+        } else if (cost < bestCost) {
+          best = angle;
+          bestCost = cost;
+        }
+      }
+    }
+    if (!found) {
+      // The allowed swivels (if any) lie between two samples: close in on the least breach around the best.
+      let lo = best - SWIVEL_STEP,
+        hi = best + SWIVEL_STEP;
+      for (let i = 0; i < REFINEMENTS && bestCost > KEPT; i++) {
+        const m1 = lo + (hi - lo) / 3,
+          m2 = hi - (hi - lo) / 3;
+        const c1 = this._cost(limits, m1),
+          c2 = this._cost(limits, m2);
+        if (c1 < c2) hi = m2;
+        else lo = m1;
+        const c = c1 < c2 ? c1 : c2;
+        if (c < bestCost) {
+          bestCost = c;
+          best = c1 < c2 ? m1 : m2;
+        }
+      }
+    }
+    t[ANGLE] = best;
+    quatAxisAngle(t, ROT, t, AXIS, t, ANGLE);
+    turnArm(ROT);
+    return found ? 0 : bestCost;
+  }
+
+  /** How far (radians, summed) the shoulder and the wrist leave their limits with the arm swivelled by `angle`. */
+  private _cost(limits: JointLimits, angle: number): number {
+    t[ANGLE] = angle;
+    quatAxisAngle(t, ROT, t, AXIS, t, ANGLE);
+    quatMultiply(t, QU2, t, ROT, t, QU);
+    quatMultiply(t, QF2, t, ROT, t, QF);
+    quatConjugateMultiply(t, LOCAL, t, QP, t, QU2);
+    let cost = breach(limits, this.upper);
+    quatConjugateMultiply(t, LOCAL, t, QF2, t, QT);
+    cost += breach(limits, this.hand);
+    return cost;
+  }
+}
+
+/** Saves the arm (orientations of upper arm and forearm, elbow, wrist), or puts the saved one back. */
+function keepArm(save: boolean): void {
+  for (let i = 0; i < 8; i++) {
+    if (save) t[SAVED + i] = t[QU + i];
+    else t[QU + i] = t[SAVED + i];
+  }
+  for (let i = 0; i < 6; i++) {
+    if (save) t[SAVED + 8 + i] = t[E + i];
+    else t[E + i] = t[SAVED + 8 + i];
+  }
+}
+
+/** Turns the upper arm and forearm (and the elbow and wrist about the shoulder) by the rotation at `r`. */
+function turnArm(r: number): void {
+  quatMultiply(t, QU, t, r, t, QU);
+  quatMultiply(t, QF, t, r, t, QF);
+  turnAboutShoulder(E, r);
+  turnAboutShoulder(W, r);
+}
+
+function turnAboutShoulder(point: number, r: number): void {
+  sub(U, point, S);
+  quatRotate(t, U, t, r, t, U);
+  for (let i = 0; i < 3; i++) t[point + i] = t[S + i] + t[U + i];
+}
+
+/** How far (radians) the local rotation at LOCAL lies outside joint j's limits. */
+function breach(limits: JointLimits, j: number): number {
+  quatConjugateMultiply(t, DELTA, limits.restLocal, 4 * j, t, LOCAL);
+  const x = t[DELTA],
+    y = t[DELTA + 1],
+    z = t[DELTA + 2],
+    w = t[DELTA + 3];
+  if (!projectRotation(limits, j, t, DELTA, t, PROJECT)) return 0;
+  const d = Math.abs(x * t[DELTA] + y * t[DELTA + 1] + z * t[DELTA + 2] + w * t[DELTA + 3]);
+  return 2 * Math.acos(Math.min(1, d));
+}
+
+/** In place: the local rotation at LOCAL projected onto joint j's limits. */
+function keepInLimits(limits: JointLimits, j: number): void {
+  quatConjugateMultiply(t, DELTA, limits.restLocal, 4 * j, t, LOCAL);
+  if (projectRotation(limits, j, t, DELTA, t, PROJECT))
+    quatMultiply(t, LOCAL, limits.restLocal, 4 * j, t, DELTA);
+}
+
+function wrap(angle: number): number {
+  return angle > Math.PI ? angle - 2 * Math.PI : angle < -Math.PI ? angle + 2 * Math.PI : angle;
+}
+
+function sub(out: number, x: number, y: number): void {
+  for (let i = 0; i < 3; i++) t[out + i] = t[x + i] - t[y + i];
+}
+
+function dot(x: number, y: number): number {
+  return t[x] * t[y] + t[x + 1] * t[y + 1] + t[x + 2] * t[y + 2];
+}
+
+function cross(out: number, x: number, y: number): void {
+  const ax = t[x],
+    ay = t[x + 1],
+    az = t[x + 2],
+    bx = t[y],
+    by = t[y + 1],
+    bz = t[y + 2];
+  t[out] = ay * bz - az * by;
+  t[out + 1] = az * bx - ax * bz;
+  t[out + 2] = ax * by - ay * bx;
+}
+
+function dist(x: number, y: number): number {
+  return Math.sqrt((t[x] - t[y]) ** 2 + (t[x + 1] - t[y + 1]) ** 2 + (t[x + 2] - t[y + 2]) ** 2);
+}
