@@ -24,7 +24,7 @@ import { projectRotation, type JointLimits } from "../solver/index.js";
  * - the hand takes the handle's orientation, projected onto the wrist's limits.
  */
 
-const t = new Float64Array(112);
+const t = new Float64Array(120);
 const S = 0; // shoulder (the upper arm's joint)
 const E = 3; // elbow
 const W = 6; // wrist (the hand's joint)
@@ -46,6 +46,16 @@ const SAVED = 89; // the solve's arm: upper arm, forearm orientations, elbow, wr
 const QU2 = 77;
 const QF2 = 81;
 const HAND = 85;
+const COST = 103; // the breach being summed
+const TRY = 104; // the swivel being tried
+const LEN_A = 105; // upper arm length
+const LEN_B = 106; // forearm length
+const RESIDUAL = 107; // what the chosen swivel still breaks
+const MISS = 108; // the wrist's distance to the handle
+const D = 109; // |handle - shoulder|
+const A_ = 110; // u·v about the bend axis, its two parts
+const B_ = 111;
+const C_ = 112;
 
 /** Misses the closure finishes, as a fraction of the arm's length; larger ones are out of reach. */
 const CLOSE_FRACTION = 0.25;
@@ -91,15 +101,17 @@ export class ArmGrip {
       t[QU + i] = q[4 * this.upper + i];
       t[QF + i] = q[4 * this.lower + i];
     }
-    const a = dist(E, S);
-    const b = dist(W, E);
+    setDistance(LEN_A, E, S);
+    setDistance(LEN_B, W, E);
+    setDistance(MISS, W, T);
     keepArm(true);
     let closed = false;
-    if (dist(W, T) <= CLOSE_FRACTION * (a + b)) {
-      closed = this._bend(limits, a, b);
+    if (t[MISS] <= CLOSE_FRACTION * (t[LEN_A] + t[LEN_B])) {
+      closed = this._bend(limits);
       if (closed) this._swing();
     }
-    if (this._swivel(limits) > KEPT && closed) {
+    this._swivel(limits);
+    if (t[RESIDUAL] > KEPT && closed) {
       // The closed arm breaks a limit the solve's kept: the solve's answer stands.
       keepArm(false);
       this._swivel(limits);
@@ -121,7 +133,9 @@ export class ArmGrip {
    * The elbow bends about its hinge axis (or, for a free elbow, the axis of the bend it has) until the wrist
    * is as far from the shoulder as the handle; false when the elbow's limits refuse that bend.
    */
-  private _bend(limits: JointLimits | null, a: number, b: number): boolean {
+  private _bend(limits: JointLimits | null): boolean {
+    const a = t[LEN_A],
+      b = t[LEN_B];
     sub(U, E, S);
     sub(V, W, E);
     const hinge = limits !== null && limits.specs[this.lower]?.hinge !== undefined;
@@ -134,20 +148,28 @@ export class ArmGrip {
       cross(N, U, V);
     }
     if (!normalize3(t, N, t, N)) return true; // straight and free: no bend axis to turn about
-    const d = dist(T, S);
     // |u + R(β)v|² = a² + b² + 2 u·R(β)v, and u·R(β)v = A cos β + B sin β + C about the unit axis n.
-    const along = dot(V, N);
-    const C = along * dot(U, N);
-    const A = dot(U, V) - C;
+    setDot(C_, V, N);
+    setDot(A_, U, N);
+    t[C_] *= t[A_];
+    setDot(A_, U, V);
+    t[A_] -= t[C_];
     cross(AXIS, N, V);
-    const B = dot(U, AXIS);
+    setDot(B_, U, AXIS);
+    setDistance(D, T, S);
+    const A = t[A_],
+      B = t[B_],
+      d = t[D];
     const r = Math.sqrt(A * A + B * B);
     if (!(r > 0)) return true;
-    const want = (d * d - a * a - b * b) / 2 - C;
+    const want = (d * d - a * a - b * b) / 2 - t[C_];
     const base = Math.atan2(B, A);
     const spread = Math.acos(Math.max(-1, Math.min(1, want / r)));
-    const b1 = wrap(base + spread),
-      b2 = wrap(base - spread);
+    // The two bends that give the distance, each taken the short way round.
+    let b1 = base + spread,
+      b2 = base - spread;
+    if (b1 > Math.PI) b1 -= 2 * Math.PI;
+    if (b2 < -Math.PI) b2 += 2 * Math.PI;
     t[ANGLE] = Math.abs(b1) < Math.abs(b2) ? b1 : b2;
     quatAxisAngle(t, ROT, t, N, t, ANGLE);
     quatMultiply(t, QF, t, ROT, t, QF);
@@ -155,7 +177,9 @@ export class ArmGrip {
     for (let i = 0; i < 3; i++) t[W + i] = t[E + i] + t[V + i];
     if (limits === null) return true;
     quatConjugateMultiply(t, LOCAL, t, QU, t, QF);
-    return breach(limits, this.lower) <= KEPT;
+    t[COST] = 0;
+    addBreach(limits, this.lower);
+    return t[COST] <= KEPT;
   }
 
   /** The whole arm turns about the shoulder, putting the wrist on the line to the handle. */
@@ -171,32 +195,39 @@ export class ArmGrip {
    * The nearest swivel about the shoulder–wrist line at which the shoulder and the wrist keep their limits;
    * returns how far (radians) they still break them.
    */
-  private _swivel(limits: JointLimits | null): number {
-    if (limits === null) return 0;
+  private _swivel(limits: JointLimits | null): void {
+    t[RESIDUAL] = 0;
+    if (limits === null) return;
     sub(AXIS, W, S);
-    if (!normalize3(t, AXIS, t, AXIS)) return 0;
+    if (!normalize3(t, AXIS, t, AXIS)) return;
+    // Swivels are tried through TRY and their breach read from COST: no double crosses a call.
+    t[TRY] = 0;
+    this._cost(limits);
     let best = 0;
-    let bestCost = this._cost(limits, 0);
-    if (bestCost <= KEPT) return bestCost;
+    let bestCost = t[COST];
+    t[RESIDUAL] = bestCost;
+    if (bestCost <= KEPT) return;
     let found = false;
     for (let k = 1; k <= SWIVEL_STEPS && !found; k++) {
       for (let side = -1; side <= 1 && !found; side += 2) {
         const angle = side * k * SWIVEL_STEP;
-        const cost = this._cost(limits, angle);
-        if (cost <= KEPT) {
+        t[TRY] = angle;
+        this._cost(limits);
+        if (t[COST] <= KEPT) {
           // Bisect back toward the last refused swivel on this side: the allowed one nearest the solve's.
           let good = angle,
             bad = side * (k - 1) * SWIVEL_STEP;
           for (let i = 0; i < BISECTIONS; i++) {
-            const mid = (good + bad) / 2;
-            if (this._cost(limits, mid) <= KEPT) good = mid;
-            else bad = mid;
+            t[TRY] = (good + bad) / 2;
+            this._cost(limits);
+            if (t[COST] <= KEPT) good = t[TRY];
+            else bad = t[TRY];
           }
           best = good;
           found = true;
-        } else if (cost < bestCost) {
+        } else if (t[COST] < bestCost) {
           best = angle;
-          bestCost = cost;
+          bestCost = t[COST];
         }
       }
     }
@@ -207,13 +238,16 @@ export class ArmGrip {
       for (let i = 0; i < REFINEMENTS && bestCost > KEPT; i++) {
         const m1 = lo + (hi - lo) / 3,
           m2 = hi - (hi - lo) / 3;
-        const c1 = this._cost(limits, m1),
-          c2 = this._cost(limits, m2);
+        t[TRY] = m1;
+        this._cost(limits);
+        const c1 = t[COST];
+        t[TRY] = m2;
+        this._cost(limits);
+        const c2 = t[COST];
         if (c1 < c2) hi = m2;
         else lo = m1;
-        const c = c1 < c2 ? c1 : c2;
-        if (c < bestCost) {
-          bestCost = c;
+        if (c1 < bestCost || c2 < bestCost) {
+          bestCost = c1 < c2 ? c1 : c2;
           best = c1 < c2 ? m1 : m2;
         }
       }
@@ -221,20 +255,19 @@ export class ArmGrip {
     t[ANGLE] = best;
     quatAxisAngle(t, ROT, t, AXIS, t, ANGLE);
     turnArm(ROT);
-    return found ? 0 : bestCost;
+    t[RESIDUAL] = found ? 0 : bestCost;
   }
 
-  /** How far (radians, summed) the shoulder and the wrist leave their limits with the arm swivelled by `angle`. */
-  private _cost(limits: JointLimits, angle: number): number {
-    t[ANGLE] = angle;
-    quatAxisAngle(t, ROT, t, AXIS, t, ANGLE);
+  /** Into COST: how far (radians, summed) the shoulder and the wrist leave their limits with the arm swivelled by TRY. */
+  private _cost(limits: JointLimits): void {
+    quatAxisAngle(t, ROT, t, AXIS, t, TRY);
     quatMultiply(t, QU2, t, ROT, t, QU);
     quatMultiply(t, QF2, t, ROT, t, QF);
     quatConjugateMultiply(t, LOCAL, t, QP, t, QU2);
-    let cost = breach(limits, this.upper);
+    t[COST] = 0;
+    addBreach(limits, this.upper);
     quatConjugateMultiply(t, LOCAL, t, QF2, t, QT);
-    cost += breach(limits, this.hand);
-    return cost;
+    addBreach(limits, this.hand);
   }
 }
 
@@ -264,16 +297,16 @@ function turnAboutShoulder(point: number, r: number): void {
   for (let i = 0; i < 3; i++) t[point + i] = t[S + i] + t[U + i];
 }
 
-/** How far (radians) the local rotation at LOCAL lies outside joint j's limits. */
-function breach(limits: JointLimits, j: number): number {
+/** Adds to COST how far (radians) the local rotation at LOCAL lies outside joint j's limits. */
+function addBreach(limits: JointLimits, j: number): void {
   quatConjugateMultiply(t, DELTA, limits.restLocal, 4 * j, t, LOCAL);
   const x = t[DELTA],
     y = t[DELTA + 1],
     z = t[DELTA + 2],
     w = t[DELTA + 3];
-  if (!projectRotation(limits, j, t, DELTA, t, PROJECT)) return 0;
+  if (!projectRotation(limits, j, t, DELTA, t, PROJECT)) return;
   const d = Math.abs(x * t[DELTA] + y * t[DELTA + 1] + z * t[DELTA + 2] + w * t[DELTA + 3]);
-  return 2 * Math.acos(Math.min(1, d));
+  t[COST] += 2 * Math.acos(Math.min(1, d));
 }
 
 /** In place: the local rotation at LOCAL projected onto joint j's limits. */
@@ -283,16 +316,12 @@ function keepInLimits(limits: JointLimits, j: number): void {
     quatMultiply(t, LOCAL, limits.restLocal, 4 * j, t, DELTA);
 }
 
-function wrap(angle: number): number {
-  return angle > Math.PI ? angle - 2 * Math.PI : angle < -Math.PI ? angle + 2 * Math.PI : angle;
-}
-
 function sub(out: number, x: number, y: number): void {
   for (let i = 0; i < 3; i++) t[out + i] = t[x + i] - t[y + i];
 }
 
-function dot(x: number, y: number): number {
-  return t[x] * t[y] + t[x + 1] * t[y + 1] + t[x + 2] * t[y + 2];
+function setDot(out: number, x: number, y: number): void {
+  t[out] = t[x] * t[y] + t[x + 1] * t[y + 1] + t[x + 2] * t[y + 2];
 }
 
 function cross(out: number, x: number, y: number): void {
@@ -307,6 +336,6 @@ function cross(out: number, x: number, y: number): void {
   t[out + 2] = ax * by - ay * bx;
 }
 
-function dist(x: number, y: number): number {
-  return Math.sqrt((t[x] - t[y]) ** 2 + (t[x + 1] - t[y + 1]) ** 2 + (t[x + 2] - t[y + 2]) ** 2);
+function setDistance(out: number, x: number, y: number): void {
+  t[out] = Math.sqrt((t[x] - t[y]) ** 2 + (t[x + 1] - t[y + 1]) ** 2 + (t[x + 2] - t[y + 2]) ** 2);
 }

@@ -15,8 +15,17 @@ export const POSE = 7;
 const rows = new Float64Array(9);
 const scratch = new Float64Array(8);
 
-/** Determinant of the 3x3 part of a matrix in Babylon's `Matrix.m` layout. */
-export function determinant3(m: Float64Array): number {
+/** Whether the 3x3 part of a matrix (Babylon's `Matrix.m` layout) is a reflection. */
+export function isMirrored(m: Float64Array): boolean {
+  return determinant3(m) < 0;
+}
+
+/** Into `out[o]`: the uniform scale of a matrix's 3x3 part (the cube root of its determinant's size). */
+export function uniformScale(m: Float64Array, out: Float64Array, o: number): void {
+  out[o] = Math.cbrt(Math.abs(determinant3(m)));
+}
+
+function determinant3(m: Float64Array): number {
   return (
     m[0] * (m[5] * m[10] - m[6] * m[9]) -
     m[1] * (m[4] * m[10] - m[6] * m[8]) +

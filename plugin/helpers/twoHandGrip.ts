@@ -12,12 +12,13 @@ import { attachedRig } from "./attached.js";
 import { ArmGrip } from "./armGrip.js";
 import {
   blendPose,
-  determinant3,
+  isMirrored,
   gripToModel,
   handOnGrip,
   modelRotationToWorld,
   objectFromHand,
   POSE,
+  uniformScale,
 } from "./gripFrames.js";
 import {
   placeBetweenReaches,
@@ -201,8 +202,8 @@ export class TwoHandGrip {
   private _before(frame: FabrikFrame): void {
     const v = this._v;
     if (this.object.isDisposed()) return;
-    const mirrored = determinant3(frame.modelToWorld) < 0;
-    v[UNIT] = Math.cbrt(Math.abs(determinant3(frame.worldToModel)));
+    const mirrored = isMirrored(frame.modelToWorld);
+    uniformScale(frame.worldToModel, v, UNIT);
     const s = this.object.scaling;
     v[SCALE] = s.x;
     v[SCALE + 1] = s.y;
@@ -249,10 +250,11 @@ export class TwoHandGrip {
       const h = HANDLE + side * POSE;
       const c = side === 0 ? PLACE_CENTER_0 : PLACE_CENTER_1;
       handOnGrip(v, h, v, OBJECT, v, MODEL_GRIP + side * POSE);
-      let reach = 0;
       for (let i = 0; i < 3; i++) place[c + i] = p[3 * arm.upper + i] - v[h + i];
-      reach += distance(p, 3 * arm.lower, 3 * arm.upper) + distance(p, 3 * arm.hand, 3 * arm.lower);
-      place[side === 0 ? PLACE_REACH_0 : PLACE_REACH_1] = reach;
+      const r = side === 0 ? PLACE_REACH_0 : PLACE_REACH_1;
+      place[r] = 0;
+      addDistance(p, 3 * arm.lower, 3 * arm.upper, place, r);
+      addDistance(p, 3 * arm.hand, 3 * arm.lower, place, r);
     }
     place[PLACE_WEIGHT_0] = this._leftWeight;
     place[PLACE_WEIGHT_1] = this._rightWeight;
@@ -272,7 +274,7 @@ export class TwoHandGrip {
     blendPose(v, OBJECT, v, CANDIDATE, v, SHARE);
     const m2w = frame.modelToWorld;
     transformPoint(v, WORLD, m2w, v, OBJECT);
-    modelRotationToWorld(v, WORLD + 3, v, OBJECT + 3, m2w, determinant3(m2w) < 0);
+    modelRotationToWorld(v, WORLD + 3, v, OBJECT + 3, m2w, isMirrored(m2w));
     const object = this.object;
     object.position.set(v[WORLD], v[WORLD + 1], v[WORLD + 2]);
     object.rotationQuaternion!.set(v[WORLD + 3], v[WORLD + 4], v[WORLD + 5], v[WORLD + 6]);
@@ -280,7 +282,9 @@ export class TwoHandGrip {
       const h = HANDLE + side * POSE;
       const held = HELD + side * POSE;
       handOnGrip(v, h, v, OBJECT, v, MODEL_GRIP + side * POSE);
-      this.errors[2 * side] = distance(v, h, held) / v[UNIT];
+      this.errors[2 * side] = 0;
+      addDistance(v, h, held, this.errors, 2 * side);
+      this.errors[2 * side] /= v[UNIT];
       let dot = 0;
       for (let i = 3; i < POSE; i++) dot += v[h + i] * v[held + i];
       this.errors[2 * side + 1] = 2 * Math.acos(Math.min(1, Math.abs(dot)));
@@ -296,6 +300,7 @@ function readHand(frame: FabrikFrame, hand: number, out: Float64Array, o: number
   for (let i = 0; i < 4; i++) out[o + 3 + i] = q[4 * hand + i];
 }
 
-function distance(v: Float64Array, a: number, b: number): number {
-  return Math.sqrt((v[a] - v[b]) ** 2 + (v[a + 1] - v[b + 1]) ** 2 + (v[a + 2] - v[b + 2]) ** 2);
+/** Adds the distance between points `v[a..]` and `v[b..]` to `out[o]` (no double crosses the call). */
+function addDistance(v: Float64Array, a: number, b: number, out: Float64Array, o: number): void {
+  out[o] += Math.sqrt((v[a] - v[b]) ** 2 + (v[a + 1] - v[b + 1]) ** 2 + (v[a + 2] - v[b + 2]) ** 2);
 }

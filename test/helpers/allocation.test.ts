@@ -58,6 +58,12 @@ describe("per-frame allocation, steady state", () => {
     expect(reachEase.total, reachEase.sites.join("\n")).toBeLessThan(1);
   }, 150_000);
 
+  it("TwoHandGrip allocates nothing: placement, solve, arm closure, swivel search and the object's refit", () => {
+    const { twoHandGrip } = run("twoHandGrip");
+    notes.push(`TwoHandGrip (box on a moving target), a whole frame: ${twoHandGrip.own.toFixed(2)} B`);
+    expect(twoHandGrip.own, twoHandGrip.sites.join("\n")).toBeLessThan(1);
+  }, 150_000);
+
   it.skipIf(noteIfMissing(characterNamed("RobotExpressive")))(
     "FootPlacement with feet at their shins' ends (RobotExpressive): update, solve and foot moves allocate nothing",
     () => {
