@@ -24,7 +24,7 @@ import { projectRotation, type JointLimits } from "../solver/index.js";
  * - the hand takes the handle's orientation, projected onto the wrist's limits.
  */
 
-const t = new Float64Array(120);
+const t = new Float64Array(128);
 const S = 0; // shoulder (the upper arm's joint)
 const E = 3; // elbow
 const W = 6; // wrist (the hand's joint)
@@ -56,9 +56,14 @@ const D = 109; // |handle - shoulder|
 const A_ = 110; // u·v about the bend axis, its two parts
 const B_ = 111;
 const C_ = 112;
+const OFFSET = 113; // the wrist in the forearm's frame (3)
+const CONJ = 116; // a conjugated orientation (4)
 
 /** Misses the closure finishes, as a fraction of the arm's length; larger ones are out of reach. */
 const CLOSE_FRACTION = 0.25;
+/** Bend-and-turn rounds of the closure, and the miss (fraction of the arm) that ends them. */
+const CLOSE_ROUNDS = 6;
+const EXACT = 1e-9;
 /** Limit breaches (radians) that count as none. */
 const KEPT = 1e-6;
 const SWIVEL_STEP = Math.PI / 18;
@@ -107,8 +112,14 @@ export class ArmGrip {
     keepArm(true);
     let closed = false;
     if (t[MISS] <= CLOSE_FRACTION * (t[LEN_A] + t[LEN_B])) {
-      closed = this._bend(limits);
-      if (closed) this._swing();
+      // An elbow whose limits are not a plain hinge may not take the whole bend: it is kept within them,
+      // and the rest is bent again from there.
+      for (let round = 0; round < CLOSE_ROUNDS && t[MISS] > EXACT * (t[LEN_A] + t[LEN_B]); round++) {
+        this._bend(limits);
+        this._swing();
+        setDistance(MISS, W, T);
+      }
+      closed = true;
     }
     this._swivel(limits);
     if (t[RESIDUAL] > KEPT && closed) {
@@ -130,10 +141,10 @@ export class ArmGrip {
   }
 
   /**
-   * The elbow bends about its hinge axis (or, for a free elbow, the axis of the bend it has) until the wrist
-   * is as far from the shoulder as the handle; false when the elbow's limits refuse that bend.
+   * The elbow bends about its hinge axis (or, for an elbow that is not a hinge, the axis of the bend it has)
+   * until the wrist is as far from the shoulder as the handle, then is kept within its limits.
    */
-  private _bend(limits: JointLimits | null): boolean {
+  private _bend(limits: JointLimits | null): void {
     const a = t[LEN_A],
       b = t[LEN_B];
     sub(U, E, S);
@@ -147,7 +158,10 @@ export class ArmGrip {
     } else {
       cross(N, U, V);
     }
-    if (!normalize3(t, N, t, N)) return true; // straight and free: no bend axis to turn about
+    if (!normalize3(t, N, t, N)) return; // straight and free: no bend axis to turn about
+    // The wrist in the forearm's frame, to place it again after the elbow is kept within its limits.
+    conjugate(CONJ, QF);
+    quatRotate(t, OFFSET, t, CONJ, t, V);
     // |u + R(β)v|² = a² + b² + 2 u·R(β)v, and u·R(β)v = A cos β + B sin β + C about the unit axis n.
     setDot(C_, V, N);
     setDot(A_, U, N);
@@ -161,7 +175,7 @@ export class ArmGrip {
       B = t[B_],
       d = t[D];
     const r = Math.sqrt(A * A + B * B);
-    if (!(r > 0)) return true;
+    if (!(r > 0)) return;
     const want = (d * d - a * a - b * b) / 2 - t[C_];
     const base = Math.atan2(B, A);
     const spread = Math.acos(Math.max(-1, Math.min(1, want / r)));
@@ -175,11 +189,12 @@ export class ArmGrip {
     quatMultiply(t, QF, t, ROT, t, QF);
     quatRotate(t, V, t, ROT, t, V);
     for (let i = 0; i < 3; i++) t[W + i] = t[E + i] + t[V + i];
-    if (limits === null) return true;
+    if (limits === null) return;
     quatConjugateMultiply(t, LOCAL, t, QU, t, QF);
-    t[COST] = 0;
-    addBreach(limits, this.lower);
-    return t[COST] <= KEPT;
+    keepInLimits(limits, this.lower);
+    quatMultiply(t, QF, t, QU, t, LOCAL);
+    quatRotate(t, V, t, QF, t, OFFSET);
+    for (let i = 0; i < 3; i++) t[W + i] = t[E + i] + t[V + i];
   }
 
   /** The whole arm turns about the shoulder, putting the wrist on the line to the handle. */
@@ -318,6 +333,13 @@ function keepInLimits(limits: JointLimits, j: number): void {
 
 function sub(out: number, x: number, y: number): void {
   for (let i = 0; i < 3; i++) t[out + i] = t[x + i] - t[y + i];
+}
+
+function conjugate(out: number, q: number): void {
+  t[out] = -t[q];
+  t[out + 1] = -t[q + 1];
+  t[out + 2] = -t[q + 2];
+  t[out + 3] = t[q + 3];
 }
 
 function setDot(out: number, x: number, y: number): void {

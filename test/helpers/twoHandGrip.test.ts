@@ -55,8 +55,10 @@ function worldPose(ik: FabrikBehavior, j: number): { position: Vector3; rotation
   return { position: node.absolutePosition.clone(), rotation: node.absoluteRotationQuaternion.clone() };
 }
 
+/** The angle between two rotations, from the vector part of a⁻¹b (acos of the dot loses half the digits). */
 function angle(a: Quaternion, b: Quaternion): number {
-  return 2 * Math.acos(Math.min(1, Math.abs(Quaternion.Dot(a, b))));
+  const d = Quaternion.Inverse(a).multiply(b);
+  return 2 * Math.asin(Math.min(1, Math.hypot(d.x, d.y, d.z)));
 }
 
 /** The handle's world pose on an object at (p, q) for a grip (gp, gq) in its frame. */
@@ -370,9 +372,7 @@ describe.each(["CesiumMan", "QuaterniusWorkerWoman"].map(characterNamed).filter(
           `${character.folder}, 100 reachable poses: ${within}/200 grips within 1e-4 of the arm, worst ${s.worst.toExponential(2)} of the arm, ` +
             `worst angle ${s.worstTurn.toExponential(2)} rad, object moved ≤ ${s.moved.toExponential(2)}`,
         );
-        // Reported, not held to the mannequin's bar: where the solve stops short the closure may not finish.
-        expect(s.miss.every(Number.isFinite)).toBe(true);
-        expect(s.miss[Math.floor(s.miss.length / 2)]).toBeLessThanOrEqual(1e-4);
+        expect(s.worst).toBeLessThanOrEqual(1e-4);
       } finally {
         r.loaded.engine.dispose();
       }
