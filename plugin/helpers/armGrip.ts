@@ -73,6 +73,9 @@ const REFINEMENTS = 40;
 
 /** The arm joints of one hand, as indices in the behavior's rig. */
 export class ArmGrip {
+  /** Whether the closure takes the elbow's far bend (the one turning it more) rather than the near one. */
+  private _far = false;
+
   constructor(
     readonly parent: number,
     readonly upper: number,
@@ -110,23 +113,24 @@ export class ArmGrip {
     setDistance(LEN_B, W, E);
     setDistance(MISS, W, T);
     keepArm(true);
-    let closed = false;
+    // The elbow's two bends that give the handle's distance (the near one first): the first whose swivel
+    // keeps the shoulder and wrist within their limits closes the grip, else the solve's arm stands.
+    let done = false;
     if (t[MISS] <= CLOSE_FRACTION * (t[LEN_A] + t[LEN_B])) {
-      // An elbow whose limits are not a plain hinge may not take the whole bend: it is kept within them,
-      // and the rest is bent again from there.
-      for (let round = 0; round < CLOSE_ROUNDS && t[MISS] > EXACT * (t[LEN_A] + t[LEN_B]); round++) {
-        this._bend(limits);
-        this._swing();
+      for (let branch = 0; branch < 2 && !done; branch++) {
+        if (branch > 0) keepArm(false);
+        setDistance(MISS, W, T);
+        this._far = branch > 0;
+        this._close(limits);
+        this._swivel(limits);
+        done = t[RESIDUAL] <= KEPT;
+      }
+      if (!done) {
+        keepArm(false);
         setDistance(MISS, W, T);
       }
-      closed = true;
     }
-    this._swivel(limits);
-    if (t[RESIDUAL] > KEPT && closed) {
-      // The closed arm breaks a limit the solve's kept: the solve's answer stands.
-      keepArm(false);
-      this._swivel(limits);
-    }
+    if (!done) this._swivel(limits);
     // The hand: the handle's orientation under the forearm, within the wrist's limits.
     quatConjugateMultiply(t, LOCAL, t, QF, t, QT);
     if (limits !== null) keepInLimits(limits, this.hand);
@@ -138,6 +142,17 @@ export class ArmGrip {
     frame.setLocalRotation(this.lower, t, LOCAL);
     for (let i = 0; i < 3; i++) out[o + i] = t[W + i];
     for (let i = 0; i < 4; i++) out[o + 3 + i] = t[HAND + i];
+  }
+
+  /** Bends and turns the arm until the wrist is on the handle (or as near as the elbow's limits allow). */
+  private _close(limits: JointLimits | null): void {
+    // An elbow whose limits are not a plain hinge may not take the whole bend: it is kept within them, and
+    // the rest is bent again from there.
+    for (let round = 0; round < CLOSE_ROUNDS && t[MISS] > EXACT * (t[LEN_A] + t[LEN_B]); round++) {
+      this._bend(limits);
+      this._swing();
+      setDistance(MISS, W, T);
+    }
   }
 
   /**
@@ -184,7 +199,7 @@ export class ArmGrip {
       b2 = base - spread;
     if (b1 > Math.PI) b1 -= 2 * Math.PI;
     if (b2 < -Math.PI) b2 += 2 * Math.PI;
-    t[ANGLE] = Math.abs(b1) < Math.abs(b2) ? b1 : b2;
+    t[ANGLE] = Math.abs(b1) < Math.abs(b2) !== this._far ? b1 : b2;
     quatAxisAngle(t, ROT, t, N, t, ANGLE);
     quatMultiply(t, QF, t, ROT, t, QF);
     quatRotate(t, V, t, ROT, t, V);
