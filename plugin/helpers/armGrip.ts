@@ -69,7 +69,8 @@ const KEPT = 1e-6;
 const SWIVEL_STEP = Math.PI / 18;
 const SWIVEL_STEPS = 18;
 const BISECTIONS = 12;
-const REFINEMENTS = 40;
+const REFINEMENTS = 32;
+const GOLDEN = (Math.sqrt(5) - 1) / 2;
 
 /** The arm joints of one hand, as indices in the behavior's rig. */
 export class ArmGrip {
@@ -262,25 +263,42 @@ export class ArmGrip {
       }
     }
     if (!found) {
-      // The allowed swivels (if any) lie between two samples: close in on the least breach around the best.
+      // The allowed swivels (if any) lie between two samples: a golden-section search for the least breach
+      // around the best one (one new breach per step).
       let lo = best - SWIVEL_STEP,
         hi = best + SWIVEL_STEP;
-      for (let i = 0; i < REFINEMENTS && bestCost > KEPT; i++) {
-        const m1 = lo + (hi - lo) / 3,
-          m2 = hi - (hi - lo) / 3;
-        t[TRY] = m1;
-        this._cost(limits);
-        const c1 = t[COST];
-        t[TRY] = m2;
-        this._cost(limits);
-        const c2 = t[COST];
-        if (c1 < c2) hi = m2;
-        else lo = m1;
-        if (c1 < bestCost || c2 < bestCost) {
-          bestCost = c1 < c2 ? c1 : c2;
-          best = c1 < c2 ? m1 : m2;
+      let m1 = hi - GOLDEN * (hi - lo),
+        m2 = lo + GOLDEN * (hi - lo);
+      t[TRY] = m1;
+      this._cost(limits);
+      let c1 = t[COST];
+      t[TRY] = m2;
+      this._cost(limits);
+      let c2 = t[COST];
+      for (let i = 0; i < REFINEMENTS && (c1 < c2 ? c1 : c2) > KEPT; i++) {
+        if (c1 < c2) {
+          hi = m2;
+          m2 = m1;
+          c2 = c1;
+          m1 = hi - GOLDEN * (hi - lo);
+          t[TRY] = m1;
+          this._cost(limits);
+          c1 = t[COST];
+        } else {
+          lo = m1;
+          m1 = m2;
+          c1 = c2;
+          m2 = lo + GOLDEN * (hi - lo);
+          t[TRY] = m2;
+          this._cost(limits);
+          c2 = t[COST];
         }
       }
+      if (c1 < bestCost || c2 < bestCost) {
+        bestCost = c1 < c2 ? c1 : c2;
+        best = c1 < c2 ? m1 : m2;
+      }
+      found = bestCost <= KEPT;
     }
     t[ANGLE] = best;
     quatAxisAngle(t, ROT, t, AXIS, t, ANGLE);
