@@ -58,6 +58,7 @@ const B_ = 111;
 const C_ = 112;
 const OFFSET = 113; // the wrist in the forearm's frame (3)
 const CONJ = 116; // a conjugated orientation (4)
+const SHOULDER = 120; // the shoulder's part of COST
 
 /** Misses the closure finishes, as a fraction of the arm's length; larger ones are out of reach. */
 const CLOSE_FRACTION = 0.25;
@@ -70,6 +71,9 @@ const SWIVEL_STEP = Math.PI / 18;
 const SWIVEL_STEPS = 18;
 const BISECTIONS = 12;
 const REFINEMENTS = 32;
+const SHOULDER_FIRST = 1;
+/** The shoulder breach (radians) a swivel that cannot keep every limit may leave; more keeps the solve's. */
+const SHOULDER_SLACK = 1e-3;
 const GOLDEN = (Math.sqrt(5) - 1) / 2;
 
 /** The arm joints of one hand, as indices in the behavior's rig. */
@@ -300,6 +304,18 @@ export class ArmGrip {
       }
       found = bestCost <= KEPT;
     }
+    if (!found && best !== 0) {
+      // No swivel keeps both: the shoulder's limits are kept (the solve's swivel does) whatever it costs the
+      // wrist, whose rotation is then projected onto its own.
+      t[TRY] = best;
+      this._cost(limits);
+      if (t[SHOULDER] > SHOULDER_SLACK) {
+        best = 0;
+        t[TRY] = 0;
+        this._cost(limits);
+        bestCost = t[COST];
+      }
+    }
     t[ANGLE] = best;
     quatAxisAngle(t, ROT, t, AXIS, t, ANGLE);
     turnArm(ROT);
@@ -314,6 +330,10 @@ export class ArmGrip {
     quatConjugateMultiply(t, LOCAL, t, QP, t, QU2);
     t[COST] = 0;
     addBreach(limits, this.upper);
+    // Breaking the shoulder's limits weighs more than the wrist's: the wrist's rotation is projected onto its
+    // limits afterwards anyway, the shoulder's is written as it is.
+    t[SHOULDER] = t[COST];
+    t[COST] *= SHOULDER_FIRST;
     quatConjugateMultiply(t, LOCAL, t, QF2, t, QT);
     addBreach(limits, this.hand);
   }

@@ -1,4 +1,12 @@
-import { quatMultiply, quatMultiplyConjugate, quatRotate, transformDirection } from "../rig/index.js";
+import {
+  normalize3,
+  quatFromUnitVectors,
+  quatMultiply,
+  quatMultiplyConjugate,
+  quatRotate,
+  quatScaleAngle,
+  transformDirection,
+} from "../rig/index.js";
 
 /*
  * Rigid poses of a held object in the rig's model space, as 7 numbers: position (x y z) then orientation
@@ -14,6 +22,7 @@ export const POSE = 7;
 
 const rows = new Float64Array(9);
 const scratch = new Float64Array(8);
+const align = new Float64Array(32);
 
 /** Whether the 3x3 part of a matrix (Babylon's `Matrix.m` layout) is a reflection. */
 export function isMirrored(m: Float64Array): boolean {
@@ -127,6 +136,48 @@ export function blendPose(
   }
   len = Math.sqrt(len);
   for (let i = 3; i < POSE; i++) a[ao + i] /= len;
+}
+
+/**
+ * In place: the object's pose `pose[p..]` turned so that the line between its handles (grips `grip[g0..]` and
+ * `grip[g1..]`, model form) runs along the line between the hands (`held[h0..]`, `held[h1..]`), by the
+ * fraction `values[fraction]` of that turn, then moved so that the handles' point at `values[share]` of the
+ * way from the first to the second sits on the hands' point at the same share. When a hand cannot take its
+ * handle's rotation, the candidates' blend turns the object and moves both handles off their hands; this puts
+ * the handles back on the hands' places, leaving the miss in rotation.
+ */
+export function alignHandles(
+  pose: Float64Array,
+  p: number,
+  grip: Float64Array,
+  g0: number,
+  g1: number,
+  held: Float64Array,
+  h0: number,
+  h1: number,
+  values: Float64Array,
+  fraction: number,
+  share: number,
+): void {
+  handOnGrip(align, 0, pose, p, grip, g0);
+  handOnGrip(align, 7, pose, p, grip, g1);
+  for (let i = 0; i < 3; i++) {
+    align[14 + i] = align[7 + i] - align[i];
+    align[17 + i] = held[h1 + i] - held[h0 + i];
+  }
+  if (values[fraction] > 0 && normalize3(align, 14, align, 14) && normalize3(align, 17, align, 17)) {
+    quatFromUnitVectors(align, 20, align, 14, align, 17);
+    quatScaleAngle(align, 20, values, fraction);
+    quatMultiply(pose, p + 3, align, 20, pose, p + 3);
+    handOnGrip(align, 0, pose, p, grip, g0);
+    handOnGrip(align, 7, pose, p, grip, g1);
+  }
+  const f = values[share];
+  for (let i = 0; i < 3; i++) {
+    const handles = align[i] + (align[7 + i] - align[i]) * f;
+    const hands = held[h0 + i] + (held[h1 + i] - held[h0 + i]) * f;
+    pose[p + i] += hands - handles;
+  }
 }
 
 /**

@@ -11,6 +11,7 @@ import { transformPoint } from "../rig/index.js";
 import { attachedRig } from "./attached.js";
 import { ArmGrip } from "./armGrip.js";
 import {
+  alignHandles,
   blendPose,
   isMirrored,
   gripToModel,
@@ -59,7 +60,8 @@ const UNIT = 80; // model units per world unit
 const SHARE = 81; // the right hand's share of the object's pose
 const TARGET_WEIGHT = 82;
 const WORLD = 83; // the object's world pose
-const SLOTS = 90;
+const ALIGN = 90; // how far the refit turns the object to put both handles on the hands' places
+const SLOTS = 91;
 
 /** Where the grip runs among a frame's passes: after Reach (-10), before the user's (0). */
 const TWO_HAND_GRIP_ORDER = -5;
@@ -213,6 +215,8 @@ export class TwoHandGrip {
     const wl = this._leftWeight,
       wr = this._rightWeight;
     v[SHARE] = wl + wr > 0 ? wr / (wl + wr) : 0.5;
+    // A leading hand keeps its whole grip (the object sits on it); equal weights trade rotation for place.
+    v[ALIGN] = wl + wr > 0 ? 1 - Math.abs(wl - wr) / (wl + wr) : 1;
     // The pose the animated hands give the object, then toward the target's.
     readHand(frame, this._arms[0].hand, v, HELD);
     readHand(frame, this._arms[1].hand, v, HELD + POSE);
@@ -272,6 +276,7 @@ export class TwoHandGrip {
     objectFromHand(v, OBJECT, v, HELD, v, MODEL_GRIP);
     objectFromHand(v, CANDIDATE, v, HELD + POSE, v, MODEL_GRIP + POSE);
     blendPose(v, OBJECT, v, CANDIDATE, v, SHARE);
+    alignHandles(v, OBJECT, v, MODEL_GRIP, MODEL_GRIP + POSE, v, HELD, HELD + POSE, v, ALIGN, SHARE);
     const m2w = frame.modelToWorld;
     transformPoint(v, WORLD, m2w, v, OBJECT);
     modelRotationToWorld(v, WORLD + 3, v, OBJECT + 3, m2w, isMirrored(m2w));

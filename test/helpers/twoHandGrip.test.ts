@@ -185,7 +185,9 @@ function summary(ms: Measured[]) {
   const turn = ms.flatMap((m) => m.turn).sort((a, b) => a - b);
   const moved = Math.max(...ms.map((m) => m.object.position.length()));
   const breach = Math.max(...ms.map((m) => m.breach));
-  return { miss, turn, moved, breach, worst: miss.at(-1)!, worstTurn: turn.at(-1)! };
+  // Grips on their handles in place (1e-4 of the arm) and rotation (1e-3 rad) both.
+  const held = ms.reduce((n, m) => n + m.miss.filter((x, i) => x <= 1e-4 && m.turn[i] <= 1e-3).length, 0);
+  return { miss, turn, moved, breach, held, worst: miss.at(-1)!, worstTurn: turn.at(-1)! };
 }
 
 describe("TwoHandGrip on the mannequin", () => {
@@ -274,16 +276,18 @@ describe("TwoHandGrip on the mannequin", () => {
       const within = s.miss.filter((x) => x <= 1e-4).length;
       notes.push(
         `rifle aims, yaw ±${yaws}°, pitch ±${pitches}° (${ms.length}): ${within}/${2 * ms.length} grips within ` +
-          `1e-4 of the arm, worst ${s.worst.toExponential(2)} of the arm, worst angle ` +
-          `${s.worstTurn.toExponential(2)} rad, object moved from its target ≤ ${s.moved.toExponential(2)} m`,
+          `1e-4 of the arm (${s.held} also within 1e-3 rad), worst ${s.worst.toExponential(2)} of the arm, worst angle ` +
+          `${s.worstTurn.toExponential(2)} rad, object moved from its target ≤ ${s.moved.toExponential(2)} m, ` +
+          `limits kept to ${s.breach.toExponential(2)} rad`,
       );
+      expect(s.breach).toBeLessThan(1e-5);
       return { ...s, within: within / (2 * ms.length) };
     };
-    // Aiming about the hold. Not every aim meets the bar: where a wrist's range cannot take the handle's
-    // rotation at the swivels the shoulder allows, the object sits between the hands (docs/two-hand-grip.md).
+    // Aiming about the hold: both hands on their handles' places on every aim; where a handle's rotation is
+    // beyond the wrist's range at every swivel the shoulder allows, the hand misses in rotation only.
     const near = sweep(20, 10);
-    expect(near.within).toBeGreaterThanOrEqual(0.9);
-    expect(near.worst).toBeLessThan(0.01);
+    expect(near.worst).toBeLessThanOrEqual(1e-4);
+    expect(near.held).toBeGreaterThanOrEqual(80);
     // Wider, the wrists run out of range for the handles' rotation: reported (see docs/two-hand-grip.md).
     sweep(40, 20);
   }, 60_000);
