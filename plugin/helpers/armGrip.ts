@@ -7,58 +7,66 @@ import {
   quatMultiply,
   quatRotate,
 } from "../rig/index.js";
-import { projectRotation, type JointLimits } from "../solver/index.js";
+import type { JointLimits } from "../solver/index.js";
+import {
+  t,
+  S,
+  E,
+  W,
+  T,
+  QT,
+  QP,
+  QU,
+  QF,
+  AXIS,
+  ROT,
+  U,
+  V,
+  N,
+  LOCAL,
+  ANGLE,
+  QU2,
+  QF2,
+  HAND,
+  COST,
+  TRY,
+  LEN_A,
+  LEN_B,
+  RESIDUAL,
+  MISS,
+  D,
+  A_,
+  B_,
+  C_,
+  OFFSET,
+  CONJ,
+  SHOULDER,
+  keepArm,
+  turnArm,
+  addBreach,
+  keepInLimits,
+  sub,
+  conjugate,
+  setDot,
+  cross,
+  setDistance,
+} from "./armScratch.js";
 
 /*
  * One arm closing its grip after the behavior's solve. The solve stops within the behavior's tolerance
  * (1e-3 of the height by default); a grip that must sit on its handle to a fraction of that is finished here,
  * in closed form, on the pose the frame will write:
  *
- * - the elbow bends about its own bend axis until the wrist is as far from the shoulder as the handle, then
- *   the arm turns about the shoulder onto it (only for a miss the solve left small: a larger one is a handle
- *   out of reach, where the solve's answer stands);
+ * - the elbow bends about its hinge axis until the wrist is as far from the shoulder as the handle, then the
+ *   arm turns about the shoulder onto it (for a miss up to a quarter of the arm; a larger one is a handle out
+ *   of reach, where the solve's answer stands);
  * - the arm swivels about the shoulder–wrist line (the wrist stays) to the nearest swivel where the wrist can
  *   take the handle's orientation within its limits, and the shoulder stays within its own: a straight arm's
  *   twist, or an elbow the solve kept where the animation had it, can otherwise leave the hand's rotation
- *   outside the wrist's range, which the behavior then clamps;
+ *   outside the wrist's range, which the behavior then clamps; when no swivel does, the elbow's other bend is
+ *   tried, then the solve's arm stands;
  * - the hand takes the handle's orientation, projected onto the wrist's limits.
  */
-
-const t = new Float64Array(128);
-const S = 0; // shoulder (the upper arm's joint)
-const E = 3; // elbow
-const W = 6; // wrist (the hand's joint)
-const T = 9; // the handle's place
-const QT = 12; // the handle's orientation
-const QP = 16; // the upper arm's parent orientation
-const QU = 20; // upper arm orientation
-const QF = 24; // forearm orientation
-const AXIS = 28;
-const ROT = 32;
-const U = 36;
-const V = 39;
-const N = 42;
-const LOCAL = 45;
-const DELTA = 49;
-const PROJECT = 53; // projectRotation scratch (16)
-const ANGLE = 69;
-const SAVED = 89; // the solve's arm: upper arm, forearm orientations, elbow, wrist
-const QU2 = 77;
-const QF2 = 81;
-const HAND = 85;
-const COST = 103; // the breach being summed
-const TRY = 104; // the swivel being tried
-const LEN_A = 105; // upper arm length
-const LEN_B = 106; // forearm length
-const RESIDUAL = 107; // what the chosen swivel still breaks
-const MISS = 108; // the wrist's distance to the handle
-const D = 109; // |handle - shoulder|
-const A_ = 110; // u·v about the bend axis, its two parts
-const B_ = 111;
-const C_ = 112;
-const OFFSET = 113; // the wrist in the forearm's frame (3)
-const CONJ = 116; // a conjugated orientation (4)
-const SHOULDER = 120; // the shoulder's part of COST
 
 /** Misses the closure finishes, as a fraction of the arm's length; larger ones are out of reach. */
 const CLOSE_FRACTION = 0.25;
@@ -71,7 +79,6 @@ const SWIVEL_STEP = Math.PI / 18;
 const SWIVEL_STEPS = 18;
 const BISECTIONS = 12;
 const REFINEMENTS = 32;
-const SHOULDER_FIRST = 1;
 /** The shoulder breach (radians) a swivel that cannot keep every limit may leave; more keeps the solve's. */
 const SHOULDER_SLACK = 1e-3;
 const GOLDEN = (Math.sqrt(5) - 1) / 2;
@@ -330,87 +337,8 @@ export class ArmGrip {
     quatConjugateMultiply(t, LOCAL, t, QP, t, QU2);
     t[COST] = 0;
     addBreach(limits, this.upper);
-    // Breaking the shoulder's limits weighs more than the wrist's: the wrist's rotation is projected onto its
-    // limits afterwards anyway, the shoulder's is written as it is.
     t[SHOULDER] = t[COST];
-    t[COST] *= SHOULDER_FIRST;
     quatConjugateMultiply(t, LOCAL, t, QF2, t, QT);
     addBreach(limits, this.hand);
   }
-}
-
-/** Saves the arm (orientations of upper arm and forearm, elbow, wrist), or puts the saved one back. */
-function keepArm(save: boolean): void {
-  for (let i = 0; i < 8; i++) {
-    if (save) t[SAVED + i] = t[QU + i];
-    else t[QU + i] = t[SAVED + i];
-  }
-  for (let i = 0; i < 6; i++) {
-    if (save) t[SAVED + 8 + i] = t[E + i];
-    else t[E + i] = t[SAVED + 8 + i];
-  }
-}
-
-/** Turns the upper arm and forearm (and the elbow and wrist about the shoulder) by the rotation at `r`. */
-function turnArm(r: number): void {
-  quatMultiply(t, QU, t, r, t, QU);
-  quatMultiply(t, QF, t, r, t, QF);
-  turnAboutShoulder(E, r);
-  turnAboutShoulder(W, r);
-}
-
-function turnAboutShoulder(point: number, r: number): void {
-  sub(U, point, S);
-  quatRotate(t, U, t, r, t, U);
-  for (let i = 0; i < 3; i++) t[point + i] = t[S + i] + t[U + i];
-}
-
-/** Adds to COST how far (radians) the local rotation at LOCAL lies outside joint j's limits. */
-function addBreach(limits: JointLimits, j: number): void {
-  quatConjugateMultiply(t, DELTA, limits.restLocal, 4 * j, t, LOCAL);
-  const x = t[DELTA],
-    y = t[DELTA + 1],
-    z = t[DELTA + 2],
-    w = t[DELTA + 3];
-  if (!projectRotation(limits, j, t, DELTA, t, PROJECT)) return;
-  const d = Math.abs(x * t[DELTA] + y * t[DELTA + 1] + z * t[DELTA + 2] + w * t[DELTA + 3]);
-  t[COST] += 2 * Math.acos(Math.min(1, d));
-}
-
-/** In place: the local rotation at LOCAL projected onto joint j's limits. */
-function keepInLimits(limits: JointLimits, j: number): void {
-  quatConjugateMultiply(t, DELTA, limits.restLocal, 4 * j, t, LOCAL);
-  if (projectRotation(limits, j, t, DELTA, t, PROJECT))
-    quatMultiply(t, LOCAL, limits.restLocal, 4 * j, t, DELTA);
-}
-
-function sub(out: number, x: number, y: number): void {
-  for (let i = 0; i < 3; i++) t[out + i] = t[x + i] - t[y + i];
-}
-
-function conjugate(out: number, q: number): void {
-  t[out] = -t[q];
-  t[out + 1] = -t[q + 1];
-  t[out + 2] = -t[q + 2];
-  t[out + 3] = t[q + 3];
-}
-
-function setDot(out: number, x: number, y: number): void {
-  t[out] = t[x] * t[y] + t[x + 1] * t[y + 1] + t[x + 2] * t[y + 2];
-}
-
-function cross(out: number, x: number, y: number): void {
-  const ax = t[x],
-    ay = t[x + 1],
-    az = t[x + 2],
-    bx = t[y],
-    by = t[y + 1],
-    bz = t[y + 2];
-  t[out] = ay * bz - az * by;
-  t[out + 1] = az * bx - ax * bz;
-  t[out + 2] = ax * by - ay * bx;
-}
-
-function setDistance(out: number, x: number, y: number): void {
-  t[out] = Math.sqrt((t[x] - t[y]) ** 2 + (t[x + 1] - t[y + 1]) ** 2 + (t[x + 2] - t[y + 2]) ** 2);
 }
