@@ -209,7 +209,8 @@ describe.skipIf(chromiumPath === "")("the demo in Chromium", () => {
     await demo.hook((h) => h.frames(6));
     const start = await demo.hook((h) => h.metrics());
     expect(start.gripError, "hands to handles at the start (m)").toBeLessThan(1e-3);
-    expect(start.boxToTarget, "box to its target at the start (m)").toBeLessThan(1e-3);
+    // The Idle clip moves the shoulders under the box: it may stop a little short of its target.
+    expect(start.boxToTarget, "box to its target at the start (m)").toBeLessThan(0.01);
     // Drag the sphere up and to the side, still within the arms' reach.
     const from = (await demo.hook((h, p) => h.pagePosition(...p), [
       start.targetX,
