@@ -177,6 +177,19 @@ if (only === "twoHandGrip") {
   };
   for (let i = 0; i < 30; i++) scene.render();
   result.twoHandGrip = await measure(frame, 1000);
+  // The same places, with rotations the wrists cannot take (turned half round): the swivel search runs in
+  // full on both elbow bends.
+  const flip = Quaternion.RotationAxis(new Vector3(1, 0, 0), Math.PI);
+  grip.setHandle("left", {
+    position: left.absolutePosition.subtract(mid),
+    rotation: left.absoluteRotationQuaternion.multiply(flip),
+  });
+  grip.setHandle("right", {
+    position: right.absolutePosition.subtract(mid),
+    rotation: right.absoluteRotationQuaternion.multiply(flip),
+  });
+  for (let i = 0; i < 30; i++) scene.render();
+  result.twoHandGripSearch = await measure(frame, 1000);
   grip.dispose();
 }
 
