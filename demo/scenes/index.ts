@@ -1,4 +1,5 @@
 import { droppedScene } from "./dropped.js";
+import { gripScene } from "./grip.js";
 import { creatureScene } from "./creature.js";
 import { poseScene } from "./pose.js";
 import { reachScene } from "./reach.js";
@@ -14,6 +15,7 @@ export const SCENES: readonly SceneDefinition[] = [
   poseScene,
   walkScene,
   reachScene,
+  gripScene,
   creatureScene,
   tentaclesScene,
   solverScene,

@@ -18,6 +18,7 @@ export { invertAffineMatrix, setIdentityMatrix, transformPoint } from "./affineM
 export { composeWorldMatrix } from "./worldMatrix.js";
 export { WorldMatrixCache } from "./worldMatrixCache.js";
 export { quaternionFromArray, vectorFromArray } from "./arrayToBabylon.js";
+export { nodeRotationToModel } from "./targetOrientation.js";
 export { fitLimitsToAnimations, type AnimationLimitFit } from "./animationLimits.js";
 export {
   FabrikBehavior,

@@ -9,3 +9,4 @@ export type { FootSettings } from "./footPlacementOptions.js";
 export { Reach, ReachHandle, type ReachOptions, type ReachOutcome, type ReachPhase } from "./reach.js";
 export { LookAt } from "./lookAt.js";
 export type { LookAtOptions } from "./lookAtOptions.js";
+export { TwoHandGrip, type GripHandle, type TwoHandGripOptions } from "./twoHandGrip.js";

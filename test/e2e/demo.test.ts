@@ -204,6 +204,43 @@ describe.skipIf(chromiumPath === "")("the demo in Chromium", () => {
     await demo.screenshot("reach");
   });
 
+  it("carries a box in both hands after a dragged sphere (TwoHandGrip)", async () => {
+    expect(await demo.hook((h) => h.setScene("grip"))).toBe(true);
+    await demo.hook((h) => h.frames(6));
+    const start = await demo.hook((h) => h.metrics());
+    expect(start.gripError, "hands to handles at the start (m)").toBeLessThan(1e-3);
+    // The Idle clip moves the shoulders under the box: it may stop a little short of its target.
+    expect(start.boxToTarget, "box to its target at the start (m)").toBeLessThan(0.01);
+    // Drag the sphere up and to the side, still within the arms' reach.
+    const from = (await demo.hook((h, p) => h.pagePosition(...p), [
+      start.targetX,
+      start.targetY,
+      start.targetZ,
+    ] as Triple))!;
+    const to = (await demo.hook((h, p) => h.pagePosition(...p), [
+      start.targetX + 0.1,
+      start.targetY + 0.12,
+      start.targetZ,
+    ] as Triple))!;
+    const { mouse } = demo.page;
+    await mouse.move(from.x, from.y);
+    await mouse.down();
+    await mouse.move(to.x, to.y, { steps: 4 });
+    await mouse.up();
+    await demo.hook((h) => h.frames(2));
+    const moved = await demo.hook((h) => h.metrics());
+    const travel = distance(
+      [start.targetX, start.targetY, start.targetZ],
+      [moved.targetX, moved.targetY, moved.targetZ],
+    );
+    expect(travel, "the sphere followed the mouse (m)").toBeGreaterThan(0.05);
+    expect(moved.gripError, "hands to handles after the drag (m)").toBeLessThan(1e-3);
+    expect(moved.boxToTarget, "box to its target after the drag (m)").toBeLessThan(0.01);
+    await expectRendered(demo);
+    await demo.screenshot("grip");
+    expect(demo.errors).toEqual([]);
+  });
+
   it("plants all six feet of the creature on rough ground", async () => {
     expect(await demo.hook((h) => h.setScene("creature"))).toBe(true);
     const errors: number[] = [];

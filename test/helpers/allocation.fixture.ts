@@ -10,6 +10,7 @@ import { FabrikBehavior } from "../../plugin/babylon/fabrikBehavior.js";
 import { FootPlacement } from "../../plugin/helpers/footPlacement.js";
 import { LookAt } from "../../plugin/helpers/lookAt.js";
 import { Reach } from "../../plugin/helpers/reach.js";
+import { TwoHandGrip } from "../../plugin/helpers/twoHandGrip.js";
 import { CHARACTERS, OWN_CHARACTERS, loadCharacter } from "../babylon/characters.js";
 import { createSlope } from "./helperHarness.js";
 
@@ -145,6 +146,51 @@ if (only === undefined || only === "reach") {
     scene.render();
   }
   result.reachEase = await measure(() => reach.update(1 / 60));
+}
+
+if (only === "twoHandGrip") {
+  // A bar held between the hands where they are, following a target node that moves every frame.
+  scene.render();
+  const hand = (side: string) => ik.rig!.nodes[ik.jointIndex(`${side}Hand` as never)]!;
+  const [left, right] = [hand("left"), hand("right")];
+  const object = new TransformNode("bar", scene);
+  const target = new TransformNode("bar target", scene);
+  target.rotationQuaternion = new Quaternion();
+  const mid = left.absolutePosition.add(right.absolutePosition).scale(0.5);
+  target.position.copyFrom(mid);
+  const grip = new TwoHandGrip(ik, {
+    object,
+    target,
+    left: { position: left.absolutePosition.subtract(mid), rotation: left.absoluteRotationQuaternion },
+    right: { position: right.absolutePosition.subtract(mid), rotation: right.absoluteRotationQuaternion },
+  });
+  // The target's places, made beforehand: the frame itself only copies one.
+  const places = Array.from({ length: 60 }, (_, i) =>
+    mid.add(new Vector3(0, 0.05 * Math.sin(i / 10), 0.1 + 0.05 * Math.cos(i / 10))),
+  );
+  const step = new Int32Array(1);
+  const frame = () => {
+    step[0] = (step[0] + 1) % places.length;
+    target.position.copyFrom(places[step[0]]);
+    scene.onBeforeRenderObservable.notifyObservers(scene);
+    scene.onAfterRenderObservable.notifyObservers(scene);
+  };
+  for (let i = 0; i < 30; i++) scene.render();
+  result.twoHandGrip = await measure(frame, 1000);
+  // The same places, with rotations the wrists cannot take (turned half round): the swivel search runs in
+  // full on both elbow bends.
+  const flip = Quaternion.RotationAxis(new Vector3(1, 0, 0), Math.PI);
+  grip.setHandle("left", {
+    position: left.absolutePosition.subtract(mid),
+    rotation: left.absoluteRotationQuaternion.multiply(flip),
+  });
+  grip.setHandle("right", {
+    position: right.absolutePosition.subtract(mid),
+    rotation: right.absoluteRotationQuaternion.multiply(flip),
+  });
+  for (let i = 0; i < 30; i++) scene.render();
+  result.twoHandGripSearch = await measure(frame, 1000);
+  grip.dispose();
 }
 
 if (only === "footPlacementRobot") {

@@ -58,6 +58,16 @@ describe("per-frame allocation, steady state", () => {
     expect(reachEase.total, reachEase.sites.join("\n")).toBeLessThan(1);
   }, 150_000);
 
+  it("TwoHandGrip allocates nothing: placement, arm closure, swivel search and the object's refit", () => {
+    const { twoHandGrip, twoHandGripSearch } = run("twoHandGrip");
+    notes.push(
+      `TwoHandGrip (a bar on a moving target), a whole frame: ${twoHandGrip.own.toFixed(2)} B; with handle ` +
+        `rotations out of the wrists' range (full swivel search): ${twoHandGripSearch.own.toFixed(2)} B`,
+    );
+    expect(twoHandGrip.own, twoHandGrip.sites.join("\n")).toBeLessThan(1);
+    expect(twoHandGripSearch.own, twoHandGripSearch.sites.join("\n")).toBeLessThan(1);
+  }, 150_000);
+
   it.skipIf(noteIfMissing(characterNamed("RobotExpressive")))(
     "FootPlacement with feet at their shins' ends (RobotExpressive): update, solve and foot moves allocate nothing",
     () => {

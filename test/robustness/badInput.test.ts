@@ -19,6 +19,7 @@ import {
   copyJointLimits,
   createRigFromDH,
   dhForwardKinematics,
+  TwoHandGrip,
   markJointLimitsShared,
   readDHJointValues,
   setJointLimit,
@@ -1361,7 +1362,111 @@ function readerForRows(): PoseReader {
   return rowReader;
 }
 
-const ROWS: Row[] = [...SOLVER_ROWS, ...DH_ROWS, ...PARALLEL_ROWS, ...DELTA_ROWS, ...BEHAVIOR_ROWS];
+// ---------------------------------------------------------------------------------------------------------
+// TwoHandGrip, on the mannequin (and, for a character without arms, the project's tentacle).
+
+let tentacleIk: FabrikBehavior;
+const handles = () => ({
+  left: { position: new Vector3(0.2, 0, 0) },
+  right: { position: new Vector3(-0.2, 0, 0) },
+});
+const crate = () => new TransformNode("crate", loaded.scene);
+const grip = (options: () => unknown, behavior = () => ik) => ({
+  call: () => new TwoHandGrip(behavior(), options() as never),
+  state: passState,
+  character: true,
+});
+
+const GRIP_ROWS: Row[] = [
+  {
+    api: "`new TwoHandGrip`",
+    input: "an unknown option (a typo)",
+    result: 'TwoHandGrip: unknown option "leftWieght" (options are …)',
+    option: "leftWieght",
+    ...grip(() => ({ object: crate(), ...handles(), leftWieght: 1 })),
+  },
+  {
+    api: "`new TwoHandGrip`",
+    input: "a character without a humanoid's arms",
+    result: 'TwoHandGrip: the character has no "leftUpperArm" role; two-hand grips need a humanoid\'s arms',
+    option: "leftUpperArm",
+    ...grip(
+      () => ({ object: crate(), ...handles() }),
+      () => tentacleIk,
+    ),
+  },
+  {
+    api: "`new TwoHandGrip`",
+    input: "`object` not a node",
+    result: "TwoHandGrip: object must be a TransformNode (a mesh or a node)",
+    option: "object",
+    ...grip(() => ({ object: new Vector3(), ...handles() })),
+  },
+  {
+    api: "`new TwoHandGrip`",
+    input: "`object` disposed",
+    result: 'TwoHandGrip: object "crate" is disposed',
+    option: "object",
+    ...grip(() => {
+      const object = crate();
+      object.dispose();
+      return { object, ...handles() };
+    }),
+  },
+  {
+    api: "`new TwoHandGrip`",
+    input: "`object` with a parent",
+    result:
+      'TwoHandGrip: object "crate" has a parent; the grip places it in world space, so it must have none',
+    option: "object",
+    ...grip(() => {
+      const object = crate();
+      object.parent = stage;
+      return { object, ...handles() };
+    }),
+  },
+  {
+    api: "`new TwoHandGrip`, `setHandle`",
+    input: "a handle's `position` missing or not finite",
+    result: "TwoHandGrip: left.position must be a finite point, got (NaN, 0, 0)",
+    option: "left.position",
+    ...grip(() => ({ object: crate(), ...handles(), left: { position: new Vector3(NaN, 0, 0) } })),
+  },
+  {
+    api: "`new TwoHandGrip`, `setHandle`",
+    input: "a handle's `rotation` not a finite unit quaternion",
+    result: "TwoHandGrip: right.rotation must be a finite unit quaternion, got (0, 0, 0, 2)",
+    option: "right.rotation",
+    ...grip(() => ({
+      object: crate(),
+      ...handles(),
+      right: { position: new Vector3(), rotation: new Quaternion(0, 0, 0, 2) },
+    })),
+  },
+  {
+    api: "`new TwoHandGrip`, its setters",
+    input: "`leftWeight`, `rightWeight` or `targetWeight` outside [0, 1] or not a number",
+    result: "TwoHandGrip: leftWeight must be a number in [0, 1], got 1.5",
+    option: "leftWeight",
+    ...grip(() => ({ object: crate(), ...handles(), leftWeight: 1.5 })),
+  },
+  {
+    api: "`new TwoHandGrip`, `target`",
+    input: "`target` not a live node (or null)",
+    result: "TwoHandGrip: target must be a live TransformNode or null",
+    option: "target",
+    ...grip(() => ({ object: crate(), ...handles(), target: new Vector3() })),
+  },
+];
+
+const ROWS: Row[] = [
+  ...SOLVER_ROWS,
+  ...DH_ROWS,
+  ...PARALLEL_ROWS,
+  ...DELTA_ROWS,
+  ...BEHAVIOR_ROWS,
+  ...GRIP_ROWS,
+];
 
 /** Inline code that may itself hold backticks. */
 const code = (s: string) => (s.includes("`") ? `\`\` ${s} \`\`` : `\`${s}\``);
@@ -1415,6 +1520,12 @@ describe("bad input: what each refusal says, and that it changes nothing", () =>
     }
     ik = new FabrikBehavior();
     loaded.root.addBehavior(ik, true);
+    const tentacle = OWN_CHARACTERS.find((c) => c.folder === "tentacle")!;
+    const tentacleRoot = await ImportMeshAsync(new Uint8Array(readFileSync(tentacle.path)), loaded.scene, {
+      pluginExtension: ".glb",
+    });
+    tentacleIk = new FabrikBehavior();
+    tentacleRoot.meshes[0].addBehavior(tentacleIk, true);
     const hand = ik.rig!.nodes[ik.jointIndex("leftHand")]!;
     loaded.scene.incrementRenderId();
     handTarget = hand
