@@ -5,8 +5,9 @@
  */
 
 /**
- * Solves (J Jᵀ + λ² I) y = r for y in place of r (`rhs`), J being rows × cols in `jacobian`; `normal` holds
- * rows × rows of scratch. False when the system is not positive definite (NaN input).
+ * Solves (J Jᵀ + λ² I) y = r for y in place of r (`rhs`), J being rows × cols in `jacobian`, λ at
+ * `dampingIn[at]` (a double handed over in an array is never boxed); `normal` holds rows × rows of scratch.
+ * False when the system is not positive definite (NaN input).
  */
 export function solveDamped(
   jacobian: Float64Array,
@@ -14,9 +15,10 @@ export function solveDamped(
   rhs: Float64Array,
   rows: number,
   cols: number,
-  damping: number,
+  dampingIn: Float64Array,
+  at: number,
 ): boolean {
-  const lambda2 = damping * damping;
+  const lambda2 = dampingIn[at] * dampingIn[at];
   for (let i = 0; i < rows; i++) {
     for (let j = 0; j <= i; j++) {
       let s = i === j ? lambda2 : 0;

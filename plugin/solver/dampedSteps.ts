@@ -14,17 +14,14 @@ import { measureResiduals } from "./residuals.js";
 
 /*
  * Damped least-squares steps (Levenberg–Marquardt) on the turns of every joint of a component at once. FABRIK
- * moves one joint at a time along lines to the targets; where several effectors pull on one chest or pelvis,
- * or consecutive hinge axes are skewed (a robot arm), each pass undoes part of the other's work and the error
- * creeps down by a few per cent per iteration. A damped step moves all joints together toward all targets,
- * at the rate of Newton's method near a solution.
- *
- * A hinge turns about its axis (one column of the Jacobian), any other turning joint about the three model
- * axes. Each step is held to the limits; a joint whose limit takes back most of its turn presses on that
- * limit and is held there for the rest of the steps (its columns go), so the others do not lean on a turn it
- * cannot make. A step is kept only when it lowers the sum of squared distances, the quantity least squares
- * lowers: the sum of distances is not smooth where an effector sits on its target, and refuses every step
- * that lets a met effector give a little so another can come closer.
+ * moves one joint at a time; where several effectors pull on one chest or pelvis, or hinge axes are skewed (a
+ * robot arm), each pass undoes part of the other's work and the error creeps down. A damped step moves all
+ * joints toward all targets together, at the rate of Newton's method near a solution. A hinge turns about its
+ * axis (one column), any other joint about the three model axes. Each step is held to the limits; a joint
+ * whose limit takes back a good part of its turn blocks the direction taken back, and the step is solved
+ * again with that joint turning only across it (a second press holds it whole), so the steps slide along
+ * limit boundaries. A step is kept only when it lowers the sum of squared distances, the quantity least
+ * squares lowers (the sum of distances is not smooth where an effector sits on its target).
  */
 
 /** Damping, as a fraction of the component's reach: its starting value, and where the steps give up. */
@@ -50,6 +47,9 @@ let savedOrientations = new Float64Array(0);
 let savedOnLimit = new Uint8Array(0);
 let blocked = new Float64Array(0);
 const temp = new Float64Array(24);
+/** The steps' doubles: the error, the next step's error, the damping, a step's turn scale. */
+const numbers = new Float64Array(4);
+const [ERROR_AT, NEXT_AT, DAMPING_AT, SCALE_AT] = [0, 1, 2, 3];
 const ID = 0; // identity
 const Q = 4; // a rotation
 const V = 8; // a vector
@@ -98,17 +98,19 @@ export function dampedSteps(
   for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++)
     reach += boneLength[plan.activeJoints[k]];
   if (!(reach > 0)) return 0;
-  let damping = DAMPING * reach;
+  // Doubles live in `numbers`, not in locals handed across calls: a double passed to or returned from a call
+  // V8 did not inline is boxed, an allocation per step.
+  numbers[DAMPING_AT] = DAMPING * reach;
   clearHeld(plan, c);
   measureResiduals(plan, first, last, positions, targets);
-  let error = squaredError(plan, first, last);
+  squaredError(plan, first, last, ERROR_AT);
   let steps = 0,
     refits = 0;
-  while (steps < maxSteps && maxResidual[0] > tolerance[0] && damping <= MAX_DAMPING * reach) {
+  while (steps < maxSteps && maxResidual[0] > tolerance[0] && numbers[DAMPING_AT] <= MAX_DAMPING * reach) {
     steps++;
     fillColumns(plan, c, orientations);
     fillJacobian(plan, c, positions, targets, rows, cols);
-    if (!solveDamped(jacobian, normal, rhs, rows, cols, damping)) break;
+    if (!solveDamped(jacobian, normal, rhs, rows, cols, numbers, DAMPING_AT)) break;
     keep(plan, c, positions, orientations, true);
     if (takeStep(plan, c, positions, orientations, rows, cols) && refits < MAX_REFITS) {
       // Some joint pressed on its limit: the same step again, that joint turning only along its limit.
@@ -118,17 +120,17 @@ export function dampedSteps(
       continue;
     }
     measureResiduals(plan, first, last, positions, targets);
-    const next = squaredError(plan, first, last);
-    if (next < error) {
-      error = next;
-      damping *= 0.5;
+    squaredError(plan, first, last, NEXT_AT);
+    if (numbers[NEXT_AT] < numbers[ERROR_AT]) {
+      numbers[ERROR_AT] = numbers[NEXT_AT];
+      numbers[DAMPING_AT] *= 0.5;
       // A new pose: the limits it presses on are found again.
       refits = 0;
       clearHeld(plan, c);
     } else {
       keep(plan, c, positions, orientations, false);
       measureResiduals(plan, first, last, positions, targets);
-      damping *= 4;
+      numbers[DAMPING_AT] *= 4;
     }
   }
   return steps;
@@ -186,14 +188,15 @@ function countColumns(plan: SolvePlan, c: number): number {
   return cols;
 }
 
-function squaredError(plan: SolvePlan, first: number, last: number): number {
+/** The sum of the effectors' squared residuals, into numbers[at]. */
+function squaredError(plan: SolvePlan, first: number, last: number, at: number): void {
   const residuals = plan.report.residuals;
   let sum = 0;
   for (let k = first; k < last; k++) {
     const r = residuals[plan.componentEffectors[k]];
     sum += r * r;
   }
-  return sum;
+  numbers[at] = sum;
 }
 
 /** Each column's joint and model-space axis: a hinge's own axis, else X, Y and Z; zero for a held joint. */
@@ -299,7 +302,7 @@ function takeStep(
     const angle = Math.sqrt(wx * wx + wy * wy + wz * wz);
     if (angle > largest) largest = angle;
   }
-  const scale = largest > MAX_TURN ? MAX_TURN / largest : 1;
+  numbers[SCALE_AT] = largest > MAX_TURN ? MAX_TURN / largest : 1;
   // Every local rotation as it is, then the turned ones turned: L' = R(parent⁻¹ ω) · L, so the joint's
   // orientation becomes R(ω) · O.
   const base = plan.componentBase[c];
@@ -310,7 +313,7 @@ function takeStep(
   for (let col = 0; col < cols;) {
     const r = columnJoint[col];
     while (col < cols && columnJoint[col] === r) col++;
-    if (turnLocal(plan, r, orientations, scale)) pressed = true;
+    if (turnLocal(plan, r, orientations)) pressed = true;
   }
   // Forward kinematics, the base first.
   placeJoint(plan, base, orientations);
@@ -342,10 +345,11 @@ function placeJoint(plan: SolvePlan, j: number, orientations: Float64Array): voi
 }
 
 /**
- * Turns joint r's local rotation by scale · ω (model space, in `turns`), held to its limits. Returns true when
+ * Turns joint r's local rotation by scale · ω (model space, in `turns`; the scale in numbers), held to its limits. Returns true when
  * the limit took back more than half the turn: the joint presses on its limit, and is held from now on.
  */
-function turnLocal(plan: SolvePlan, r: number, orientations: Float64Array, scale: number): boolean {
+function turnLocal(plan: SolvePlan, r: number, orientations: Float64Array): boolean {
+  const scale = numbers[SCALE_AT];
   const local = plan.scratch.currentLocal;
   const wx = scale * turns[3 * r],
     wy = scale * turns[3 * r + 1],
