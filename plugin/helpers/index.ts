@@ -9,3 +9,7 @@ export type { FootSettings } from "./footPlacementOptions.js";
 export { Reach, ReachHandle, type ReachOptions, type ReachOutcome, type ReachPhase } from "./reach.js";
 export { LookAt } from "./lookAt.js";
 export type { LookAtOptions } from "./lookAtOptions.js";
+export { TrackedBody } from "./trackedBody.js";
+export type { TrackedBodyOptions, TrackedBodySettings } from "./trackedBodyOptions.js";
+export { TrackedPoint, type TrackedPointName } from "./trackedPoint.js";
+export type { TrackedBodyRig, TrackedSide } from "./trackedBodyRig.js";

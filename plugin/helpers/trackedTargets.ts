@@ -1,0 +1,117 @@
+import { quatMultiply, quatMultiplyConjugate } from "../rig/index.js";
+import type { TrackedBodyRig } from "./trackedBodyRig.js";
+import { cross3, frameQuaternion } from "./trackedMath.js";
+import {
+  A,
+  B,
+  C,
+  ELBOW_POLE,
+  FOOT_TARGET,
+  FRAME_SCRATCH,
+  HAND_TARGET,
+  HEAD,
+  HEAD_TARGET,
+  HEADING,
+  KNEE_POLE,
+  LEFT,
+  LEFT_HAND,
+  Q1,
+  Q2,
+  Q3,
+} from "./trackedSlots.js";
+
+/*
+ * The effectors' goals in model space, from the trackers read into `v`: the head and the hands take their
+ * trackers' places and rotations, mapped onto the avatar's own rest frames; the feet stand where the steps
+ * put them; the elbows and knees get bend hints.
+ */
+
+/** Body forward into v[A], up into v[B]. */
+function restBody(v: Float64Array, body: TrackedBodyRig): void {
+  for (let k = 0; k < 3; k++) {
+    v[A + k] = body.frame[k];
+    v[B + k] = body.frame[3 + k];
+  }
+}
+
+/**
+ * `v[HEAD_TARGET]`: the head tracker's place and the head's orientation: the rest head turned as the tracker
+ * turned from facing the avatar's forward, level. False when the tracker's frame is degenerate.
+ */
+export function headTarget(v: Float64Array, body: TrackedBodyRig): boolean {
+  restBody(v, body);
+  if (!frameQuaternion(v, Q1, v, A, B, FRAME_SCRATCH)) return false;
+  if (!frameQuaternion(v, Q2, v, HEAD + 3, HEAD + 6, FRAME_SCRATCH)) return false;
+  quatMultiplyConjugate(v, Q3, v, Q2, v, Q1);
+  for (let k = 0; k < 3; k++) v[HEAD_TARGET + k] = v[HEAD + k];
+  quatMultiply(v, HEAD_TARGET + 3, v, Q3, body.rest, 4);
+  return true;
+}
+
+/**
+ * `v[HAND_TARGET + 7i]`: hand `i`'s tracker place and the hand's orientation. A controller held ahead points
+ * forward with the palm facing in: the hand's rest pointing axis goes to the controller's forward and the
+ * back of the hand (up in the rest pose) to the controller's outer side. False when degenerate.
+ */
+export function handTarget(v: Float64Array, body: TrackedBodyRig, i: number): boolean {
+  const t = LEFT_HAND + 9 * i;
+  const axes = body.handAxes;
+  for (let k = 0; k < 3; k++) {
+    v[A + k] = axes[6 * i + k];
+    v[B + k] = axes[6 * i + 3 + k];
+  }
+  if (!frameQuaternion(v, Q1, v, A, B, FRAME_SCRATCH)) return false;
+  // The controller's outer side: its left (up × forward) on the left hand, its right on the right.
+  cross3(v, C, t + 6, t + 3);
+  const out = body.sides[i].out;
+  for (let k = 0; k < 3; k++) v[C + k] *= out;
+  if (!frameQuaternion(v, Q2, v, t + 3, C, FRAME_SCRATCH)) return false;
+  quatMultiplyConjugate(v, Q3, v, Q2, v, Q1);
+  const o = HAND_TARGET + 7 * i;
+  for (let k = 0; k < 3; k++) v[o + k] = v[t + k];
+  quatMultiply(v, o + 3, v, Q3, body.rest, 8 + 4 * i);
+  return true;
+}
+
+/**
+ * `v[ELBOW_POLE + 3i]`: where elbow `i` should point: below and outside the line from its shoulder (carried
+ * from the head in the heading frame) to the hand, a little behind.
+ */
+export function elbowPole(v: Float64Array, body: TrackedBodyRig, i: number): void {
+  const s = body.shoulderFromHead,
+    f = body.frame,
+    arm = body.armLength;
+  const out = body.sides[i].out;
+  const o = ELBOW_POLE + 3 * i,
+    hand = HAND_TARGET + 7 * i;
+  for (let k = 0; k < 3; k++) {
+    const shoulder =
+      v[HEAD + k] + s[3 * i] * v[HEADING + k] + s[3 * i + 1] * f[3 + k] + s[3 * i + 2] * v[LEFT + k];
+    v[o + k] =
+      (shoulder + v[hand + k]) / 2 + arm * (-0.7 * f[3 + k] + 0.8 * out * v[LEFT + k] - 0.3 * v[HEADING + k]);
+  }
+}
+
+/**
+ * `v[FOOT_TARGET + 7i]` from the steps' `v[C..C+5]` (place, then direction): the rest foot turned about up
+ * from the body's forward to the foot's direction; `v[KNEE_POLE + 3i]` ahead of the knee, the way the foot
+ * points.
+ */
+export function footTarget(v: Float64Array, body: TrackedBodyRig, i: number): void {
+  restBody(v, body);
+  frameQuaternion(v, Q1, v, A, B, FRAME_SCRATCH);
+  const o = FOOT_TARGET + 7 * i;
+  for (let k = 0; k < 3; k++) {
+    v[o + k] = v[C + k];
+    v[A + k] = v[C + 3 + k];
+  }
+  if (frameQuaternion(v, Q2, v, A, B, FRAME_SCRATCH)) {
+    quatMultiplyConjugate(v, Q3, v, Q2, v, Q1);
+    quatMultiply(v, o + 3, v, Q3, body.rest, 16 + 4 * i);
+  } else {
+    for (let k = 0; k < 4; k++) v[o + 3 + k] = body.rest[16 + 4 * i + k];
+  }
+  const leg = body.legLength;
+  const p = KNEE_POLE + 3 * i;
+  for (let k = 0; k < 3; k++) v[p + k] = v[C + k] + leg * (0.6 * v[B + k] + v[C + 3 + k]);
+}
