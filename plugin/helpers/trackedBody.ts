@@ -49,7 +49,7 @@ import {
   SUPPORT,
   VALID,
 } from "./trackedSlots.js";
-import { elbowPole, footTarget, handTarget, headTarget } from "./trackedTargets.js";
+import { elbowPole, footTarget, handTarget, headTarget, trackedFoot } from "./trackedTargets.js";
 import { TrackedSteps } from "./trackedSteps.js";
 
 /** Where the tracked body runs among a frame's passes: before every other helper (it places the whole body). */
@@ -263,6 +263,8 @@ export class TrackedBody {
       for (let i = 0; i < 2; i++) {
         this._steps.read(i, v, C);
         footTarget(v, body, i);
+        const w = v[VALID + 4 + i] === 1 ? v[APPLIED + 4 + i] : 0;
+        if (w > 0) trackedFoot(v, body, i, w);
       }
       lowerForLegs(v, body, FOOT_TARGET);
       turnHips(v, body, this.settings, frame.orientations, 4 * body.hips);

@@ -1,6 +1,6 @@
 import { quatMultiply, quatMultiplyConjugate } from "../rig/index.js";
 import type { TrackedBodyRig } from "./trackedBodyRig.js";
-import { cross3, frameQuaternion } from "./trackedMath.js";
+import { cross3, frameQuaternion, slerp4 } from "./trackedMath.js";
 import {
   A,
   B,
@@ -14,6 +14,7 @@ import {
   HEADING,
   KNEE_POLE,
   LEFT,
+  LEFT_FOOT_TRACKER,
   LEFT_HAND,
   Q1,
   Q2,
@@ -114,4 +115,20 @@ export function footTarget(v: Float64Array, body: TrackedBodyRig, i: number): vo
   const leg = body.legLength;
   const p = KNEE_POLE + 3 * i;
   for (let k = 0; k < 3; k++) v[p + k] = v[C + k] + leg * (0.6 * v[B + k] + v[C + 3 + k]);
+}
+
+/**
+ * With a foot tracker of weight `w`: `v[FOOT_TARGET + 7i]` moves that far toward the tracker's place, and
+ * its rotation toward the rest foot turned as the tracker turned from the body's forward, level.
+ */
+export function trackedFoot(v: Float64Array, body: TrackedBodyRig, i: number, w: number): void {
+  const t = LEFT_FOOT_TRACKER + 9 * i,
+    o = FOOT_TARGET + 7 * i;
+  restBody(v, body);
+  if (!frameQuaternion(v, Q1, v, A, B, FRAME_SCRATCH)) return;
+  if (!frameQuaternion(v, Q2, v, t + 3, t + 6, FRAME_SCRATCH)) return;
+  quatMultiplyConjugate(v, Q3, v, Q2, v, Q1);
+  quatMultiply(v, Q1, v, Q3, body.rest, 16 + 4 * i);
+  slerp4(v, o + 3, v, o + 3, Q1, w);
+  for (let k = 0; k < 3; k++) v[o + k] += (v[t + k] - v[o + k]) * w;
 }
