@@ -31,9 +31,9 @@ import { TrackedPoint, type TrackedPointName } from "./trackedPoint.js";
 import {
   A,
   APPLIED,
+  BODY_WEIGHT,
   C,
   DT,
-  ELBOW_POLE,
   FOOT_TARGET,
   HAND_TARGET,
   HEAD_HEADING,
@@ -42,14 +42,14 @@ import {
   HIPS_POS,
   HIPS_ROT,
   HIPS_TRACKER,
-  KNEE_POLE,
   Q1,
   Q2,
   SLOTS,
   SUPPORT,
   VALID,
+  WEIGHT,
 } from "./trackedSlots.js";
-import { elbowPole, footTarget, handTarget, headTarget, trackedFoot } from "./trackedTargets.js";
+import { footTarget, handTarget, headTarget, trackedFoot } from "./trackedTargets.js";
 import { TrackedSteps } from "./trackedSteps.js";
 
 /** Where the tracked body runs among a frame's passes: before every other helper (it places the whole body). */
@@ -108,9 +108,8 @@ export class TrackedBody {
   private readonly _v = new Float64Array(SLOTS);
   private readonly _steps: TrackedSteps;
   private readonly _calibration: TrackedCalibration;
-  /** Target nodes: head, left hand, right hand, left foot, right foot; then elbow and knee poles. */
+  /** Target nodes: head, left hand, right hand, left foot, right foot. */
   private readonly _targets: TransformNode[];
-  private readonly _poles: TransformNode[];
   private readonly _effectors: number[];
   /** Weight last given to each effector. */
   private readonly _weights = new Float64Array(5);
@@ -137,9 +136,6 @@ export class TrackedBody {
     const scene = node.getScene();
     const names = ["head", "left hand", "right hand", "left foot", "right foot"];
     this._targets = names.map((n) => createModelTarget(behavior, scene, `TrackedBody ${n} target`));
-    this._poles = ["left elbow", "right elbow", "left knee", "right knee"].map((n) =>
-      createModelTarget(behavior, scene, `TrackedBody ${n} pole`),
-    );
     const [left, right] = body.sides;
     this._effectors = [body.head, left.hand, right.hand, left.foot, right.foot];
     if (options.height !== undefined) this._calibration.toHeight(options.height, who);
@@ -153,14 +149,9 @@ export class TrackedBody {
       behavior.setTarget(this._effectors[1 + i], this._targets[1 + i], {
         chainLength: body.handChain,
         matchOrientation: true,
-        pole: this._poles[i],
         weight: 0,
       });
-      behavior.setTarget(this._effectors[3 + i], this._targets[3 + i], {
-        matchOrientation: true,
-        pole: this._poles[2 + i],
-        weight: 0,
-      });
+      behavior.setTarget(this._effectors[3 + i], this._targets[3 + i], { matchOrientation: true, weight: 0 });
     }
     this._auto = options.autoUpdate ?? true;
     this._pass = { joints: body.joints, beforeSolve: (frame) => this._run(frame) };
@@ -222,7 +213,6 @@ export class TrackedBody {
     this.behavior.removePass(this._pass);
     if (this.behavior.rig === this._rig) for (const j of this._effectors) this.behavior.removeTarget(j);
     for (const node of this._targets) node.dispose();
-    for (const node of this._poles) node.dispose();
     this._calibration.reset();
   }
 
@@ -237,8 +227,9 @@ export class TrackedBody {
   /** One frame, `_v[DT]` seconds long. */
   private _step(frame: FabrikFrame): void {
     const v = this._v;
-    const dt = v[DT] > 0 && Number.isFinite(v[DT]) ? v[DT] : 0;
-    this._readTrackers(frame, dt);
+    if (!(v[DT] > 0 && Number.isFinite(v[DT]))) v[DT] = 0;
+    const dt = v[DT];
+    this._readTrackers(frame);
     const body = this.body;
     const wHead = v[APPLIED];
     const wBody = Math.max(wHead, v[APPLIED + 3]);
@@ -259,7 +250,7 @@ export class TrackedBody {
       this._steps.support(v, SUPPORT, v);
       placeHips(v, body, this.settings);
       this._hipsTracker();
-      this._steps.update(v, dt, this.settings);
+      this._steps.update(v, this.settings);
       for (let i = 0; i < 2; i++) {
         this._steps.read(i, v, C);
         footTarget(v, body, i);
@@ -269,12 +260,12 @@ export class TrackedBody {
       lowerForLegs(v, body, FOOT_TARGET);
       turnHips(v, body, this.settings, frame.orientations, 4 * body.hips);
       if (wBody > 0) {
-        this._bendKnees(frame, wBody * this.behavior.weight);
-        this._writeHips(frame, wBody * this.behavior.weight);
+        v[BODY_WEIGHT] = wBody * this.behavior.weight;
+        this._bendKnees(frame);
+        this._writeHips(frame);
       }
       for (let i = 0; i < 2; i++) {
         this._write(3 + i, FOOT_TARGET + 7 * i);
-        vectorFromArray(this._poles[2 + i].position, v, KNEE_POLE + 3 * i);
       }
       if (v[VALID] === 1) {
         headTarget(v, body);
@@ -282,23 +273,26 @@ export class TrackedBody {
       }
       for (let i = 0; i < 2; i++) {
         if (v[VALID + 1 + i] === 1 && handTarget(v, body, i)) {
-          elbowPole(v, body, i);
           this._write(1 + i, HAND_TARGET + 7 * i);
-          vectorFromArray(this._poles[i].position, v, ELBOW_POLE + 3 * i);
         }
       }
     }
     const started = this._started ? 1 : 0;
-    this._weigh(0, wHead * started);
-    this._weigh(1, v[APPLIED + 1] * started);
-    this._weigh(2, v[APPLIED + 2] * started);
-    this._weigh(3, wBody * started);
-    this._weigh(4, wBody * started);
+    v[WEIGHT] = wHead * started;
+    this._weigh(0);
+    v[WEIGHT] = v[APPLIED + 1] * started;
+    this._weigh(1);
+    v[WEIGHT] = v[APPLIED + 2] * started;
+    this._weigh(2);
+    v[WEIGHT] = wBody * started;
+    this._weigh(3);
+    this._weigh(4);
   }
 
   /** Reads each tracker into model space and fades its applied weight toward its weight (0 when unusable). */
-  private _readTrackers(frame: FabrikFrame, dt: number): void {
+  private _readTrackers(frame: FabrikFrame): void {
     const v = this._v;
+    const dt = v[DT];
     const w2m = frame.worldToModel;
     const fade = this.settings.fadeTime;
     for (let i = 0; i < POINTS.length; i++) {
@@ -328,9 +322,10 @@ export class TrackedBody {
     for (let k = 0; k < 3; k++) v[HIPS_POS + k] += (v[HIPS_TRACKER + k] - v[HIPS_POS + k]) * w;
   }
 
-  /** The hips' place and orientation into the frame's pose, blended from the animation's by `w`. */
-  private _writeHips(frame: FabrikFrame, w: number): void {
+  /** The hips' place and orientation into the frame's pose, blended from the animation's by `v[BODY_WEIGHT]`. */
+  private _writeHips(frame: FabrikFrame): void {
     const v = this._v;
+    const w = v[BODY_WEIGHT];
     const hips = this.body.hips;
     const parent = this._rig.parents[hips];
     const p = frame.positions,
@@ -349,10 +344,11 @@ export class TrackedBody {
 
   /**
    * Bends each knee a little forward in the frame's pose, by `w`: the solve starts from it, and a leg that
-   * starts straight and must shorten (the hips coming down) has no side to fold to.
+   * starts straight and must shorten (the hips coming down) has no side to fold to. By `v[BODY_WEIGHT]`.
    */
-  private _bendKnees(frame: FabrikFrame, w: number): void {
+  private _bendKnees(frame: FabrikFrame): void {
     const v = this._v;
+    const w = v[BODY_WEIGHT];
     const o = frame.orientations;
     for (let k = 0; k < 3; k++) v[C + k] = this.body.frame[6 + k];
     v[C + 3] = KNEE_START_BEND * w;
@@ -376,8 +372,9 @@ export class TrackedBody {
     quaternionFromArray(node.rotationQuaternion!, this._v, o + 3);
   }
 
-  /** Gives effector `e` the weight `w` when it changed. */
-  private _weigh(e: number, w: number): void {
+  /** Gives effector `e` the weight `v[WEIGHT]` when it changed. */
+  private _weigh(e: number): void {
+    const w = this._v[WEIGHT];
     if (this._weights[e] === w) return;
     this._weights[e] = w;
     this.behavior.setTargetWeight(this._effectors[e], w);

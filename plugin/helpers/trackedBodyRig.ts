@@ -57,8 +57,6 @@ export class TrackedBodyRig {
   readonly footHeight = new Float64Array(2);
   /** Per side: the upper leg (the hip joint) minus the hips in the body frame. */
   readonly hipFromHips = new Float64Array(6);
-  /** Per side: the upper arm minus the head in the body frame. */
-  readonly shoulderFromHead = new Float64Array(6);
   readonly legLength: number;
   readonly armLength: number;
   /** Rest orientations (4 each): hips, head, left hand, right hand, left foot, right foot. */
@@ -135,7 +133,6 @@ export class TrackedBodyRig {
       const s = this.sides[i];
       for (let k = 0; k < 3; k++) {
         this.footFromHips[3 * i + k] = along(s.foot, 3 * k, hips);
-        this.shoulderFromHead[3 * i + k] = along(s.upperArm, 3 * k, head);
         this.hipFromHips[3 * i + k] = along(s.upperLeg, 3 * k, hips);
       }
       this.footHeight[i] = along(s.foot, 3, -1);

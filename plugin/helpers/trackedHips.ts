@@ -23,6 +23,16 @@ import {
 
 /** The hips never come lower than this fraction of their standing height (a deep squat). */
 const LOWEST_HIPS = 0.3;
+/**
+ * The fraction of its length an upright spine is given to span: a chain stretched straight to its target is
+ * FABRIK's slowest case, and a little slack costs a few millimetres of crouch.
+ */
+const SPINE_SPAN = 0.98;
+/**
+ * A head less than this fraction of the spine's length below its standing height counts as upright: the hips
+ * walk under it; at twice that drop the hips take only `hipsFollow` of its offset.
+ */
+const UPRIGHT_DROP = 0.1;
 /** How much shorter than its length a spine leaning fully forward spans. */
 const CURL = 0.12;
 /** The spine leans at most this far from up (radians): beyond, the head is out of reach and the hips stay. */
@@ -79,7 +89,12 @@ export function placeHips(v: Float64Array, body: TrackedBodyRig, settings: Track
   }
   for (let k = 0; k < 3; k++) v[B + k] = up[3 + k];
   removeAlong(v, A, B);
-  const follow = settings.hipsFollow;
+  // A head near its standing height cannot lean without coming down: the body walks under it instead, so
+  // the hips follow it fully; the lower the head, the more the spine leans over the hips instead.
+  const headHeight = v[HEAD] * up[3] + v[HEAD + 1] * up[4] + v[HEAD + 2] * up[5];
+  const drop = (body.standHead - headHeight) / body.spineLength;
+  const upright = drop < UPRIGHT_DROP ? 1 : drop > 2 * UPRIGHT_DROP ? 0 : 2 - drop / UPRIGHT_DROP;
+  const follow = settings.hipsFollow + (1 - settings.hipsFollow) * upright;
   for (let k = 0; k < 3; k++) {
     v[HIPS_POS + k] = v[SUPPORT + k] + hipsF * v[HEADING + k] + hipsL * v[LEFT + k] + follow * v[A + k];
   }
@@ -91,11 +106,10 @@ export function placeHips(v: Float64Array, body: TrackedBodyRig, settings: Track
   removeAlong(v, LEAN_DIR, B);
   const reach = Math.sqrt(dot3(v, LEAN_DIR, LEAN_DIR));
   // A leaning spine curls: it spans a little less than its length, more so the further it leans.
-  const spine = body.spineLength * (1 - CURL * Math.min(1, reach / body.spineLength));
+  const spine = body.spineLength * (SPINE_SPAN - CURL * Math.min(1, reach / body.spineLength));
   const lean = Math.asin(Math.min(reach / spine, Math.sin(MOST_LEAN)));
   if (!unit3(v, LEAN_DIR)) v[LEAN_DIR] = v[LEAN_DIR + 1] = v[LEAN_DIR + 2] = 0;
   v[LEAN] = lean;
-  const headHeight = dot3(v, HEAD, B);
   let height = headHeight - (hf[1] / body.spineLength) * spine * Math.cos(lean);
   const highest = body.standHips,
     lowest = body.standHips * LOWEST_HIPS;

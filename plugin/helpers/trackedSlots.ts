@@ -39,14 +39,15 @@ export const Q2 = 95;
 export const Q3 = 99;
 /** Nine numbers of scratch for `frameQuaternion`. */
 export const FRAME_SCRATCH = 103;
-/** The targets written this frame: head, hands, feet (position 3 + rotation 4 each), and elbow and knee poles. */
+/** The targets written this frame: head, hands, feet (position 3 + rotation 4 each). */
 export const HEAD_TARGET = 112;
 export const HAND_TARGET = 119; // two of 7
 export const FOOT_TARGET = 133; // two of 7
-export const ELBOW_POLE = 147; // two of 3
-export const KNEE_POLE = 153; // two of 3
 /** Applied (faded) weights, in the order of `TRACKED_POINTS`. */
-export const APPLIED = 159;
+export const APPLIED = 147;
 /** Whether each tracker's read was usable (1) this frame. */
-export const VALID = 165;
-export const SLOTS = 171;
+export const VALID = 153;
+/** The weight the body shows this frame, and the one given to an effector (slots, not arguments: see above). */
+export const BODY_WEIGHT = 159;
+export const WEIGHT = 160;
+export const SLOTS = 161;

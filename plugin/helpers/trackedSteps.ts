@@ -1,7 +1,7 @@
 import type { TrackedBodyRig } from "./trackedBodyRig.js";
 import type { TrackedBodySettings } from "./trackedBodyOptions.js";
 import { dot3, removeAlong, unit3 } from "./trackedMath.js";
-import { HEAD, HEADING, HIPS_POS, LEFT } from "./trackedSlots.js";
+import { DT, HEAD, HEADING, HIPS_POS, LEFT } from "./trackedSlots.js";
 
 /* Slots of one foot's state (FOOT_SIZE numbers per foot). */
 const POS = 0; // where the foot is now
@@ -21,7 +21,10 @@ const VELOCITY = 2 * FOOT_SIZE;
 const LAST_HIPS = VELOCITY + 3;
 const UP = LAST_HIPS + 3;
 const TMP = UP + 3;
-const STATE_SIZE = TMP + 3;
+/** The hips' ground speed, and a result slot (doubles returned from calls are boxed; slots are not). */
+const SPEED = TMP + 3;
+const RESULT = SPEED + 1;
+const STATE_SIZE = RESULT + 1;
 
 /** The hips' ground speed is smoothed over this many seconds before it times and aims the steps. */
 const SPEED_SMOOTHING = 0.1;
@@ -85,10 +88,11 @@ export class TrackedSteps {
     }
   }
 
-  /** One frame of `dt` seconds, with the hips at `v[HIPS_POS]` heading `v[HEADING]`. */
-  update(v: Float64Array, dt: number, settings: TrackedBodySettings): void {
+  /** One frame of `v[DT]` seconds, with the hips at `v[HIPS_POS]` heading `v[HEADING]`. */
+  update(v: Float64Array, settings: TrackedBodySettings): void {
     const s = this._s,
       body = this._body;
+    const dt = v[DT];
     const leg = body.legLength;
     // The hips on the ground, and their smoothed velocity.
     for (let k = 0; k < 3; k++) s[TMP + k] = v[HIPS_POS + k];
@@ -116,15 +120,17 @@ export class TrackedSteps {
       this._plantAll(v);
       return;
     }
-    const speed = Math.sqrt(dot3(s, VELOCITY, VELOCITY));
-    for (let i = 0; i < 2; i++) if (s[i * FOOT_SIZE + STEPPING] === 1) this._advance(i, v, dt);
+    s[SPEED] = Math.sqrt(dot3(s, VELOCITY, VELOCITY));
+    s[RESULT] = dt;
+    for (let i = 0; i < 2; i++) if (s[i * FOOT_SIZE + STEPPING] === 1) this._advance(i, v);
     if (s[STEPPING] === 1 || s[FOOT_SIZE + STEPPING] === 1) return;
     // Both planted: the foot furthest from its place (or turned furthest from the heading) steps, if either must.
     let best = -1,
       worst = 1;
     for (let i = 0; i < 2; i++) {
       const b = i * FOOT_SIZE;
-      const off = horizontal(s, b + POS, b + WANT) / (settings.stepDistance * leg);
+      horizontal(s, b + POS, b + WANT);
+      const off = s[RESULT] / (settings.stepDistance * leg);
       const turn = Math.acos(clamp(dirDot(s, b + DIR, v)));
       const score = Math.max(off, turn / settings.stepTurn);
       if (score > worst) {
@@ -132,7 +138,13 @@ export class TrackedSteps {
         best = i;
       }
     }
-    if (best >= 0) this._start(best, v, speed, settings);
+    // Prepared every frame both feet stand (the foot that would step next), started only when one must: a
+    // path run on every frame is compiled, a rare one runs in the interpreter, which boxes its doubles.
+    this._prepare(best >= 0 ? best : 0, v, settings);
+    if (best >= 0) {
+      s[best * FOOT_SIZE + STEPPING] = 1;
+      this.steps++;
+    }
   }
 
   private _plantAll(v: Float64Array): void {
@@ -149,10 +161,12 @@ export class TrackedSteps {
     this._started = true;
   }
 
-  private _start(i: number, v: Float64Array, speed: number, settings: TrackedBodySettings): void {
+  /** Foot `i`'s next step: from where it stands, its duration, aim and lift. */
+  private _prepare(i: number, v: Float64Array, settings: TrackedBodySettings): void {
     const s = this._s,
       b = i * FOOT_SIZE,
       leg = this._body.legLength;
+    const speed = s[SPEED];
     const duration = Math.max(0.25, 1 / (1 + (0.5 * speed) / leg)) * settings.stepTime;
     for (let k = 0; k < 3; k++) {
       s[b + FROM + k] = s[b + POS + k];
@@ -160,12 +174,10 @@ export class TrackedSteps {
     }
     s[b + DURATION] = duration;
     s[b + PHASE] = 0;
-    s[b + STEPPING] = 1;
     this._aim(i, v);
-    const length = horizontal(s, b + FROM, b + TO);
-    s[b + LIFT] = settings.stepHeight * leg * clamp(length / (settings.stepDistance * leg));
+    horizontal(s, b + FROM, b + TO);
+    s[b + LIFT] = settings.stepHeight * leg * clamp(s[RESULT] / (settings.stepDistance * leg));
     if (s[b + LIFT] < 0.3 * settings.stepHeight * leg) s[b + LIFT] = 0.3 * settings.stepHeight * leg;
-    this.steps++;
   }
 
   /** Where a step lands: the foot's place under the hips, led by the velocity, and the heading. */
@@ -173,7 +185,7 @@ export class TrackedSteps {
     const s = this._s,
       b = i * FOOT_SIZE;
     const lead = LEAD * s[b + DURATION] * (1 - s[b + PHASE]);
-    const speed = Math.sqrt(dot3(s, VELOCITY, VELOCITY));
+    const speed = s[SPEED];
     const k0 =
       speed * lead > MOST_LEAD * this._body.legLength ? (MOST_LEAD * this._body.legLength) / speed : lead;
     for (let k = 0; k < 3; k++) {
@@ -182,9 +194,11 @@ export class TrackedSteps {
     }
   }
 
-  private _advance(i: number, v: Float64Array, dt: number): void {
+  /** Foot `i` moves `s[RESULT]` seconds further along its step. */
+  private _advance(i: number, v: Float64Array): void {
     const s = this._s,
       b = i * FOOT_SIZE;
+    const dt = s[RESULT];
     s[b + PHASE] = Math.min(1, s[b + PHASE] + (s[b + DURATION] > 0 ? dt / s[b + DURATION] : 1));
     this._aim(i, v);
     const t = s[b + PHASE];
@@ -216,11 +230,11 @@ function distance(s: Float64Array, a: number, b: number): number {
   return Math.sqrt(x * x + y * y + z * z);
 }
 
-/** Distance from `s[a..]` to `s[b..]` along the ground. */
-function horizontal(s: Float64Array, a: number, b: number): number {
+/** Distance from `s[a..]` to `s[b..]` along the ground, into `s[RESULT]`. */
+function horizontal(s: Float64Array, a: number, b: number): void {
   const x = s[a] - s[b],
     y = s[a + 1] - s[b + 1],
     z = s[a + 2] - s[b + 2];
   const u = x * s[UP] + y * s[UP + 1] + z * s[UP + 2];
-  return Math.sqrt(Math.max(0, x * x + y * y + z * z - u * u));
+  s[RESULT] = Math.sqrt(Math.max(0, x * x + y * y + z * z - u * u));
 }

@@ -5,15 +5,11 @@ import {
   A,
   B,
   C,
-  ELBOW_POLE,
   FOOT_TARGET,
   FRAME_SCRATCH,
   HAND_TARGET,
   HEAD,
   HEAD_TARGET,
-  HEADING,
-  KNEE_POLE,
-  LEFT,
   LEFT_FOOT_TRACKER,
   LEFT_HAND,
   Q1,
@@ -24,7 +20,7 @@ import {
 /*
  * The effectors' goals in model space, from the trackers read into `v`: the head and the hands take their
  * trackers' places and rotations, mapped onto the avatar's own rest frames; the feet stand where the steps
- * put them; the elbows and knees get bend hints.
+ * put them.
  */
 
 /** Body forward into v[A], up into v[B]. */
@@ -75,28 +71,8 @@ export function handTarget(v: Float64Array, body: TrackedBodyRig, i: number): bo
 }
 
 /**
- * `v[ELBOW_POLE + 3i]`: where elbow `i` should point: below and outside the line from its shoulder (carried
- * from the head in the heading frame) to the hand, a little behind.
- */
-export function elbowPole(v: Float64Array, body: TrackedBodyRig, i: number): void {
-  const s = body.shoulderFromHead,
-    f = body.frame,
-    arm = body.armLength;
-  const out = body.sides[i].out;
-  const o = ELBOW_POLE + 3 * i,
-    hand = HAND_TARGET + 7 * i;
-  for (let k = 0; k < 3; k++) {
-    const shoulder =
-      v[HEAD + k] + s[3 * i] * v[HEADING + k] + s[3 * i + 1] * f[3 + k] + s[3 * i + 2] * v[LEFT + k];
-    v[o + k] =
-      (shoulder + v[hand + k]) / 2 + arm * (-0.7 * f[3 + k] + 0.8 * out * v[LEFT + k] - 0.3 * v[HEADING + k]);
-  }
-}
-
-/**
  * `v[FOOT_TARGET + 7i]` from the steps' `v[C..C+5]` (place, then direction): the rest foot turned about up
- * from the body's forward to the foot's direction; `v[KNEE_POLE + 3i]` ahead of the knee, the way the foot
- * points.
+ * from the body's forward to the foot's direction.
  */
 export function footTarget(v: Float64Array, body: TrackedBodyRig, i: number): void {
   restBody(v, body);
@@ -112,9 +88,6 @@ export function footTarget(v: Float64Array, body: TrackedBodyRig, i: number): vo
   } else {
     for (let k = 0; k < 4; k++) v[o + 3 + k] = body.rest[16 + 4 * i + k];
   }
-  const leg = body.legLength;
-  const p = KNEE_POLE + 3 * i;
-  for (let k = 0; k < 3; k++) v[p + k] = v[C + k] + leg * (0.6 * v[B + k] + v[C + 3 + k]);
 }
 
 /**
