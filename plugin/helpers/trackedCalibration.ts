@@ -60,18 +60,14 @@ export class TrackedCalibration {
   toTracker(head: TrackedPoint, modelRoot: TransformNode, who: string): number {
     const numbers = new Float64Array(9);
     if (!head._read(numbers, 0)) {
-      throw new FabrikError(
-        `${who}: calibrate() needs the head tracker's pose (it is not finite)`,
-        undefined,
-        "head",
-      );
+      throw new FabrikError(`${who}: needs the head tracker's pose (it is not finite)`, undefined, "head");
     }
     const origin = modelRoot.getAbsolutePosition();
     const standing = numbers[1] - origin.y;
     const rest = this._body.standHead * this._unit;
     if (!(standing > 0.25 * rest && standing < 4 * rest)) {
       throw new FabrikError(
-        `${who}: calibrate(): the head tracker is ${standing.toFixed(3)} above the ground; stand straight ` +
+        `${who}: the head tracker is ${standing.toFixed(3)} above the ground; stand straight ` +
           `(between ${(0.25 * rest).toFixed(3)} and ${(4 * rest).toFixed(3)} for this avatar)`,
         undefined,
         "head",
