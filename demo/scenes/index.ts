@@ -5,6 +5,7 @@ import { reachScene } from "./reach.js";
 import { robotArmScene } from "./robotArm.js";
 import { solverScene } from "./solver.js";
 import { tentaclesScene } from "./tentacles.js";
+import { trackedScene } from "./tracked.js";
 import { walkScene } from "./walk.js";
 import type { SceneDefinition } from "./types.js";
 
@@ -13,6 +14,7 @@ export const SCENES: readonly SceneDefinition[] = [
   poseScene,
   walkScene,
   reachScene,
+  trackedScene,
   creatureScene,
   tentaclesScene,
   solverScene,
