@@ -31,7 +31,7 @@ const SPEED_SMOOTHING = 0.1;
 /** A foot further than this many leg lengths from its place is put there at once (a teleport, a lost frame). */
 const TELEPORT = 3;
 /** A step lands ahead of its place by the body's velocity over this fraction of the step's duration. */
-const LEAD = 0.5;
+const LEAD = 1;
 /** ... but never more than this many leg lengths ahead. */
 const MOST_LEAD = 0.4;
 
@@ -167,7 +167,7 @@ export class TrackedSteps {
       b = i * FOOT_SIZE,
       leg = this._body.legLength;
     const speed = s[SPEED];
-    const duration = Math.max(0.25, 1 / (1 + (0.5 * speed) / leg)) * settings.stepTime;
+    const duration = Math.max(0.25, 1 / (1 + speed / leg)) * settings.stepTime;
     for (let k = 0; k < 3; k++) {
       s[b + FROM + k] = s[b + POS + k];
       s[b + FROM_DIR + k] = s[b + DIR + k];
