@@ -63,7 +63,8 @@ export const trackedScene: SceneDefinition = {
     scene.onBeforeRenderObservable.add(
       () => {
         if (xr?.active === true) return;
-        time += scene.deltaTime / 1000;
+        // The path plays at most 1/30 s a frame: a slow machine plays it slower rather than in jumps.
+        time += Math.min(scene.deltaTime / 1000, 1 / 30);
         if (!dragged) {
           samplePath(time, sample);
           head.position.copyFrom(sample.head);

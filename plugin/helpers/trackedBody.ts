@@ -114,6 +114,8 @@ export class TrackedBody {
   /** Weight last given to each effector. */
   private readonly _weights = new Float64Array(5);
   private readonly _pass: FabrikPass;
+  /** Whether foot i is in the air (made once: a closure per frame would allocate). */
+  private readonly _airborne = (i: number): boolean => this._steps.stepping(i);
   private readonly _auto: boolean;
   private _pending = false;
   private _started = false;
@@ -257,7 +259,7 @@ export class TrackedBody {
         const w = v[VALID + 4 + i] === 1 ? v[APPLIED + 4 + i] : 0;
         if (w > 0) trackedFoot(v, body, i, w);
       }
-      lowerForLegs(v, body, FOOT_TARGET);
+      lowerForLegs(v, body, FOOT_TARGET, this._airborne);
       turnHips(v, body, this.settings, frame.orientations, 4 * body.hips);
       if (wBody > 0) {
         v[BODY_WEIGHT] = wBody * this.behavior.weight;

@@ -145,16 +145,26 @@ export function turnHips(
 /** A planted leg is kept this much short of straight: a straight leg cannot take up any more of the hips' motion. */
 const LEG_REACH = 0.995;
 
+/** The hips come down at most this fraction of the leg's length for the legs: a foot further off steps instead. */
+const MOST_LEG_DROP = 0.2;
+
 /**
- * Lowers `v[HIPS_POS]` so that each foot `v[FOOT_TARGET + 7i]` is within reach of its hip joint (carried
- * from the hips by the heading): a trailing leg in a stride, a foot on a lower spot.
+ * Lowers `v[HIPS_POS]` so that each planted foot `v[FOOT_TARGET + 7i]` is within reach of its hip joint
+ * (carried from the hips by the heading): a trailing leg in a stride, a foot on a lower spot. A foot in the
+ * air (`airborne(i)`) is on its way and does not count.
  */
-export function lowerForLegs(v: Float64Array, body: TrackedBodyRig, feet: number): void {
+export function lowerForLegs(
+  v: Float64Array,
+  body: TrackedBodyRig,
+  feet: number,
+  airborne: (i: number) => boolean,
+): void {
   const up = body.frame,
     h = body.hipFromHips,
     reach = LEG_REACH * body.legLength;
   let drop = 0;
   for (let i = 0; i < 2; i++) {
+    if (airborne(i)) continue;
     const foot = feet + 7 * i;
     let r2 = 0,
       height = 0;
@@ -171,6 +181,7 @@ export function lowerForLegs(v: Float64Array, body: TrackedBodyRig, feet: number
     const need = height - Math.sqrt(reach * reach - across2);
     if (need > drop) drop = need;
   }
+  if (drop > MOST_LEG_DROP * body.legLength) drop = MOST_LEG_DROP * body.legLength;
   const height = v[HIPS_POS] * up[3] + v[HIPS_POS + 1] * up[4] + v[HIPS_POS + 2] * up[5];
   const most = height - body.standHips * LOWEST_HIPS;
   if (drop > most) drop = most > 0 ? most : 0;
