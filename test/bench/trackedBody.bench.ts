@@ -118,6 +118,8 @@ interface Row {
   readonly micros: number;
   readonly steps: number;
   readonly finite: boolean;
+  /** Frames with a knee bent more than 1 cm off its hip–ankle line toward the back (against the heading). */
+  readonly inverted: number;
 }
 
 async function measureClip(c: Character, clip: string | null): Promise<Row | null> {
@@ -199,6 +201,10 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
       finite = true;
     const driven: Vector3[][] = [];
     const feet = [roles.leftFoot!, roles.rightFoot!].map((k) => measured.indexOf(k));
+    const legs = (["left", "right"] as const).map((side) =>
+      [`${side}UpperLeg`, `${side}LowerLeg`, `${side}Foot`].map((r) => measured.indexOf(roles[r] ?? -1)),
+    );
+    let inverted = 0;
     const landed: (Vector3 | null)[] = [null, null];
     const drifts: number[] = [];
     const drift = [0, 0];
@@ -226,6 +232,14 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
           upper += e;
           baseUpper += eb;
         }
+      }
+      const heading = new Vector3(Math.sin(yaw), 0, Math.cos(yaw));
+      for (const [hip, knee, ankle] of legs) {
+        if (hip < 0 || knee < 0 || ankle < 0) continue;
+        const axis = now[ankle].subtract(now[hip]).normalize();
+        const off = now[knee].subtract(now[hip]);
+        const perp = off.subtract(axis.scale(Vector3.Dot(off, axis)));
+        if (perp.length() > 0.01 && Vector3.Dot(perp, heading) < 0) inverted++;
       }
       for (let i = 0; i < 2; i++) {
         if (feet[i] < 0) continue;
@@ -269,6 +283,7 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
       micros: micros / frames,
       steps: body.steps,
       finite,
+      inverted,
     };
   } finally {
     loaded.engine.dispose();
@@ -305,6 +320,7 @@ process.stdout.write(
         "jitter (clip's)",
         "steps",
         "µs / frame",
+        "knees inverted",
         "finite",
       ],
       rows.map((r) => [
@@ -318,6 +334,7 @@ process.stdout.write(
         `${r.jitter.toFixed(2)} (${r.clipJitter.toFixed(2)})`,
         r.steps,
         r.micros.toFixed(0),
+        r.inverted,
         r.finite ? "yes" : "NO",
       ]),
     ),
