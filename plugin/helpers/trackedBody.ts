@@ -1,10 +1,12 @@
 import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
+import type { Observer } from "@babylonjs/core/Misc/observable.js";
 import {
   quaternionFromArray,
   vectorFromArray,
   type FabrikBehavior,
   type FabrikFrame,
   type FabrikPass,
+  type FabrikSolvedEvent,
   type SkeletonRig,
 } from "../babylon/index.js";
 import {
@@ -47,16 +49,21 @@ import {
   SLOTS,
   SUPPORT,
   VALID,
+  WARM,
   WEIGHT,
 } from "./trackedSlots.js";
 import { footTarget, handTarget, headTarget, trackedFoot } from "./trackedTargets.js";
 import { TrackedSteps } from "./trackedSteps.js";
+import { TrackedWarmStart } from "./trackedWarmStart.js";
 
 /** Where the tracked body runs among a frame's passes: before every other helper (it places the whole body). */
 const TRACKED_BODY_ORDER = -40;
 
 /** Radians each knee is bent forward before the solve (see `_bendKnees`). */
 const KNEE_START_BEND = 0.15;
+
+/** How far toward the last solution each solve starts (see TrackedWarmStart): the rest is the animation. */
+const WARM_SHARE = 0.5;
 
 /** The trackers, in the order of their slots. */
 const POINTS: readonly TrackedPointName[] = [
@@ -107,6 +114,8 @@ export class TrackedBody {
   private readonly _points: readonly TrackedPoint[];
   private readonly _v = new Float64Array(SLOTS);
   private readonly _steps: TrackedSteps;
+  private readonly _warm: TrackedWarmStart;
+  private readonly _solved: Observer<FabrikSolvedEvent> | null;
   private readonly _calibration: TrackedCalibration;
   /** Target nodes: head, left hand, right hand, left foot, right foot. */
   private readonly _targets: TransformNode[];
@@ -156,7 +165,13 @@ export class TrackedBody {
       behavior.setTarget(this._effectors[3 + i], this._targets[3 + i], { matchOrientation: true, weight: 0 });
     }
     this._auto = options.autoUpdate ?? true;
-    this._pass = { joints: body.joints, beforeSolve: (frame) => this._run(frame) };
+    this._warm = new TrackedWarmStart(rig, body);
+    this._pass = {
+      joints: [...new Set([...body.joints, ...this._warm.joints])],
+      beforeSolve: (frame) => this._run(frame),
+      afterSolve: (frame) => this._warm.store(frame),
+    };
+    this._solved = behavior.onSolvedObservable.add((event) => this._warm.solved(event.report.converged));
     behavior.addPass(this._pass, { order: TRACKED_BODY_ORDER });
   }
 
@@ -213,6 +228,7 @@ export class TrackedBody {
     if (this._disposed) return;
     this._disposed = true;
     this.behavior.removePass(this._pass);
+    this._solved?.remove();
     if (this.behavior.rig === this._rig) for (const j of this._effectors) this.behavior.removeTarget(j);
     for (const node of this._targets) node.dispose();
     this._calibration.reset();
@@ -261,8 +277,16 @@ export class TrackedBody {
       }
       lowerForLegs(v, body, FOOT_TARGET, this._airborne);
       turnHips(v, body, this.settings, frame.orientations, 4 * body.hips);
+      const k = this.behavior.weight;
+      v[WARM] = WARM_SHARE * wHead * k;
+      v[WARM + 1] = WARM_SHARE * v[APPLIED + 1] * k;
+      v[WARM + 2] = WARM_SHARE * v[APPLIED + 2] * k;
+      // The legs start from the animation each frame (their knees bent forward): a leg's solution is
+      // fixed by its two ends, and a foot that hangs from the root (Blender-IK rigs) is moved by the behavior.
+      v[WARM + 3] = 0;
+      this._warm.apply(frame, v, WARM);
       if (wBody > 0) {
-        v[BODY_WEIGHT] = wBody * this.behavior.weight;
+        v[BODY_WEIGHT] = wBody * k;
         this._bendKnees(frame);
         this._writeHips(frame);
       }

@@ -50,4 +50,6 @@ export const VALID = 153;
 /** The weight the body shows this frame, and the one given to an effector (slots, not arguments: see above). */
 export const BODY_WEIGHT = 159;
 export const WEIGHT = 160;
-export const SLOTS = 161;
+/** Warm-start weights: spine, left arm, right arm (and a spare, 0). */
+export const WARM = 161;
+export const SLOTS = 165;
