@@ -3,7 +3,8 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { FabrikBehavior } from "../../plugin/babylon/fabrikBehavior.js";
 import { TrackedBody } from "../../plugin/helpers/trackedBody.js";
 import { FabrikError } from "../../plugin/solver/errors.js";
-import { loadCharacter } from "../babylon/characters.js";
+import { PoseReader } from "../../plugin/babylon/poseReader.js";
+import { characterNamed, loadCharacter, noteIfMissing, OWN_CHARACTERS } from "../babylon/characters.js";
 import { finite, mannequin, pitch, TrackedRig, yaw, type Pose3 } from "./trackedBodyHarness.js";
 
 const notes: string[] = [];
@@ -217,4 +218,80 @@ describe("TrackedBody: lost trackers, extreme inputs, calibration", () => {
       loaded.engine.dispose();
     }
   });
+});
+
+describe("TrackedBody on other humanoids", () => {
+  const others = [
+    OWN_CHARACTERS.find((c) => c.folder === "figure")!,
+    characterNamed("CesiumMan"),
+    characterNamed("RiggedFigure"),
+    characterNamed("RobotExpressive"),
+  ];
+  it.each(others.map((c) => [c.folder, c] as const))(
+    "%s: the head on its tracker standing and crouched, knees forward, nothing NaN",
+    async (_, character) => {
+      if (noteIfMissing(character)) return;
+      const loaded = await loadCharacter(character);
+      try {
+        const ik = new FabrikBehavior();
+        loaded.root.addBehavior(ik, true);
+        for (const g of loaded.scene.animationGroups) g.stop();
+        loaded.scene.render();
+        const body = new TrackedBody(ik, { autoUpdate: false });
+        body.leftHand.weight = body.rightHand.weight = 0;
+        const reader = new PoseReader(ik.rig!);
+        reader.read();
+        const head = reader.getWorldPositionToRef(ik.jointIndex("head"), new Vector3());
+        // The body's forward and up in world space: the head tracker faces that way.
+        const m = reader.modelToWorld;
+        const dir = (o: number) => {
+          const f = body.body.frame;
+          return new Vector3(
+            f[o] * m[0] + f[o + 1] * m[4] + f[o + 2] * m[8],
+            f[o] * m[1] + f[o + 1] * m[5] + f[o + 2] * m[9],
+            f[o] * m[2] + f[o + 1] * m[6] + f[o + 2] * m[10],
+          ).normalize();
+        };
+        const forward = dir(0),
+          up = dir(3);
+        body.head.rotation.copyFrom(
+          Quaternion.RotationQuaternionFromAxis(Vector3.Cross(up, forward).normalize(), up, forward),
+        );
+        const height = body.height;
+        const results: string[] = [];
+        for (const drop of [0, 0.2]) {
+          const target = head.subtract(up.scale(drop * height));
+          body.head.position.copyFrom(target);
+          let worstKnee = -Infinity;
+          let world: Vector3[] = [];
+          for (let i = 0; i < 60; i++) {
+            body.update(1 / 60);
+            loaded.scene.onBeforeRenderObservable.notifyObservers(loaded.scene);
+            reader.read();
+            world = Array.from({ length: ik.rig!.jointCount }, (_, j) =>
+              reader.getWorldPositionToRef(j, new Vector3()),
+            );
+            for (const side of ["left", "right"]) {
+              const hip = world[ik.jointIndex(`${side}UpperLeg`)],
+                knee = world[ik.jointIndex(`${side}LowerLeg`)],
+                ankle = world[ik.jointIndex(`${side}Foot`)];
+              const axis = ankle.subtract(hip).normalize();
+              const off = knee.subtract(hip);
+              const perp = off.subtract(axis.scale(Vector3.Dot(off, axis)));
+              if (perp.length() > 0.01 * height) worstKnee = Math.max(worstKnee, -Vector3.Dot(perp, forward));
+            }
+            loaded.scene.onAfterRenderObservable.notifyObservers(loaded.scene);
+          }
+          const error = world[ik.jointIndex("head")].subtract(target).length() / height;
+          expect(finite(world)).toBe(true);
+          expect(error, `head error / height, crouched ${drop}`).toBeLessThan(0.01);
+          expect(worstKnee).toBeLessThanOrEqual(0);
+          results.push(`${drop === 0 ? "standing" : "crouched 20 %"} ${(100 * error).toFixed(2)} %`);
+        }
+        notes.push(`${character.folder}: head off by ${results.join(", ")} of its height`);
+      } finally {
+        loaded.engine.dispose();
+      }
+    },
+  );
 });
