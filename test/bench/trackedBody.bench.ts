@@ -17,8 +17,8 @@ import { formatTable, machineName } from "./harness.js";
  * planted, the mean over plants of the largest drift. Jitter: mean joint jerk, |p(t) − 3p(t−1) + 3p(t−2) −
  * p(t−3)|, scaled cm. µs: the behavior's frame (trackers, hips, steps, solve, write), mean.
  * Baseline (a): the rest pose carried by the head (moved so its head joint is on the head tracker, turned to
- * the head's heading). Baseline (b) of the issue (three chains solved independently with no body logic) is not
- * measured yet.
+ * the head's heading). Baseline (b): the three chains alone, the behavior's default chains for the head and
+ * hands with position targets, the character standing where it is (no hips, spine or leg logic).
  */
 
 const UPPER = [
@@ -112,6 +112,8 @@ interface Row {
   readonly whole: number;
   readonly baseUpper: number;
   readonly baseWhole: number;
+  readonly chainsUpper: number;
+  readonly chainsWhole: number;
   readonly sliding: number;
   readonly jitter: number;
   readonly clipJitter: number;
@@ -253,6 +255,30 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
       }
     }
     for (let i = 0; i < 2; i++) if (landed[i] !== null) drifts.push(drift[i]);
+    // Baseline (b): the three chains alone (head, both hands, the behavior's default chains, positions only)
+    // on the character standing where it is: no hips, spine or leg logic.
+    body.dispose();
+    const goals = [new Vector3(), new Vector3(), new Vector3()];
+    ik.setTarget("head", goals[0]);
+    ik.setTarget("leftHand", goals[1]);
+    ik.setTarget("rightHand", goals[2]);
+    let chainsUpper = 0,
+      chainsWhole = 0;
+    for (let f = 0; f < frames; f++) {
+      goals[0].copyFrom(rec.head[f].position);
+      goals[1].copyFrom(rec.hands[f][0].position);
+      goals[2].copyFrom(rec.hands[f][1].position);
+      frame();
+      reader.read();
+      for (let k = 0; k < measured.length; k++) {
+        const e =
+          reader.getWorldPositionToRef(measured[k], new Vector3()).subtract(rec.joints[f][k]).length() *
+          scale;
+        chainsWhole += e;
+        if (k < upperCount) chainsUpper += e;
+      }
+      scene.onAfterRenderObservable.notifyObservers(scene);
+    }
     const jerk = (poses: Vector3[][]) => {
       let sum = 0,
         n = 0;
@@ -277,6 +303,8 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
       whole: (100 * whole) / n,
       baseUpper: (100 * baseUpper) / nu,
       baseWhole: (100 * baseWhole) / n,
+      chainsUpper: (100 * chainsUpper) / nu,
+      chainsWhole: (100 * chainsWhole) / n,
       sliding: drifts.length > 0 ? (100 * drifts.reduce((a, b) => a + b, 0)) / drifts.length : 0,
       jitter: 100 * jerk(driven),
       clipJitter: 100 * jerk(rec.joints),
@@ -316,6 +344,8 @@ process.stdout.write(
         "MPJPE whole",
         "(a) upper",
         "(a) whole",
+        "(b) upper",
+        "(b) whole",
         "foot sliding / plant",
         "jitter (clip's)",
         "steps",
@@ -330,6 +360,8 @@ process.stdout.write(
         f1(r.whole),
         f1(r.baseUpper),
         f1(r.baseWhole),
+        f1(r.chainsUpper),
+        f1(r.chainsWhole),
         f1(r.sliding),
         `${r.jitter.toFixed(2)} (${r.clipJitter.toFixed(2)})`,
         r.steps,
