@@ -9,14 +9,7 @@ import {
   type FabrikSolvedEvent,
   type SkeletonRig,
 } from "../babylon/index.js";
-import {
-  quatAxisAngle,
-  quatConjugateMultiply,
-  quatMultiply,
-  slerpDirection,
-  transformDirection,
-  transformPoint,
-} from "../rig/index.js";
+import { quatConjugateMultiply, slerpDirection, transformDirection, transformPoint } from "../rig/index.js";
 import { FabrikError } from "../solver/index.js";
 import { attachedRig } from "./attached.js";
 import { createModelTarget } from "./modelTarget.js";
@@ -45,7 +38,6 @@ import {
   HIPS_ROT,
   HIPS_TRACKER,
   Q1,
-  Q2,
   SLOTS,
   SUPPORT,
   VALID,
@@ -53,14 +45,12 @@ import {
   WEIGHT,
 } from "./trackedSlots.js";
 import { footTarget, handTarget, headTarget, trackedFoot } from "./trackedTargets.js";
+import { bendKnees } from "./trackedKnees.js";
 import { TrackedSteps } from "./trackedSteps.js";
 import { TrackedWarmStart } from "./trackedWarmStart.js";
 
 /** Where the tracked body runs among a frame's passes: before every other helper (it places the whole body). */
 const TRACKED_BODY_ORDER = -40;
-
-/** Radians each knee is bent forward before the solve (see `_bendKnees`). */
-const KNEE_START_BEND = 0.15;
 
 /** How far toward the last solution each solve starts (see TrackedWarmStart): the rest is the animation. */
 const WARM_SHARE = 0.5;
@@ -158,7 +148,7 @@ export class TrackedBody {
     });
     for (let i = 0; i < 2; i++) {
       behavior.setTarget(this._effectors[1 + i], this._targets[1 + i], {
-        chainLength: body.handChain,
+        chainLength: options.collarbones === true ? body.handChain : undefined,
         matchOrientation: true,
         weight: 0,
       });
@@ -287,7 +277,7 @@ export class TrackedBody {
       this._warm.apply(frame, v, WARM);
       if (wBody > 0) {
         v[BODY_WEIGHT] = wBody * k;
-        this._bendKnees(frame);
+        bendKnees(frame, v, this.body, this._rig.parents);
         this._writeHips(frame);
       }
       for (let i = 0; i < 2; i++) {
@@ -366,29 +356,6 @@ export class TrackedBody {
     slerp4(v, Q1, v, Q1, HIPS_ROT, w);
     if (parent >= 0) quatConjugateMultiply(v, Q1, o, 4 * parent, v, Q1);
     frame.setLocalRotation(hips, v, Q1);
-  }
-
-  /**
-   * Bends each knee a little forward in the frame's pose, by `w`: the solve starts from it, and a leg that
-   * starts straight and must shorten (the hips coming down) has no side to fold to. By `v[BODY_WEIGHT]`.
-   */
-  private _bendKnees(frame: FabrikFrame): void {
-    const v = this._v;
-    const w = v[BODY_WEIGHT];
-    const o = frame.orientations;
-    for (let k = 0; k < 3; k++) v[C + k] = this.body.frame[6 + k];
-    v[C + 3] = KNEE_START_BEND * w;
-    quatAxisAngle(v, Q2, v, C, v, C + 3);
-    for (const side of this.body.sides) {
-      const knee = side.lowerLeg,
-        parent = this._rig.parents[knee];
-      // The turn about the body's left, in the knee's parent's frame: conj(P) · R · P · local.
-      frame.getLocalRotation(knee, v, Q1);
-      quatMultiply(v, Q1, o, 4 * parent, v, Q1);
-      quatMultiply(v, Q1, v, Q2, v, Q1);
-      quatConjugateMultiply(v, Q1, o, 4 * parent, v, Q1);
-      frame.setLocalRotation(knee, v, Q1);
-    }
   }
 
   /** Writes target `t`'s place and rotation from `v[o..o+6]`. */

@@ -25,11 +25,20 @@ export interface TrackedBodyOptions {
   stepHeight?: number;
   /** Seconds over which the body's heading follows the head's. Default 0.15. */
   turnSmoothing?: number;
+  /**
+   * True: the hands' chains reach up to the collarbones, which turn for a far reach (hands to the floor from a
+   * squat). Default false: the chains start at the upper arms, closer to the animation in everyday poses and
+   * steadier (see docs/tracked-body.md for both measured).
+   */
+  collarbones?: boolean;
   /** When false, call `update(dt)` yourself each frame before the behavior solves. Default true. */
   autoUpdate?: boolean;
 }
 
-/** The settings a TrackedBody runs with (all options but `height` and `autoUpdate`), editable at run time. */
+/**
+ * The settings a TrackedBody runs with (all options but `height`, `collarbones` and `autoUpdate`), editable at
+ * run time.
+ */
 export interface TrackedBodySettings {
   fadeTime: number;
   hipsFollow: number;
@@ -51,6 +60,7 @@ const OPTION_KEYS = [
   "stepTime",
   "stepHeight",
   "turnSmoothing",
+  "collarbones",
   "autoUpdate",
 ];
 
@@ -93,8 +103,10 @@ export function trackedBodySettings(options: TrackedBodyOptions, who: string): T
     }
   }
   if (options.height !== undefined) checkHeight(options.height, who);
-  if (options.autoUpdate !== undefined && typeof options.autoUpdate !== "boolean") {
-    throw new FabrikError(`${who}: autoUpdate must be true or false`, undefined, "autoUpdate");
+  for (const key of ["autoUpdate", "collarbones"] as const) {
+    if (options[key] !== undefined && typeof options[key] !== "boolean") {
+      throw new FabrikError(`${who}: ${key} must be true or false`, undefined, key);
+    }
   }
   const settings = {} as TrackedBodySettings;
   for (const key of Object.keys(RANGES) as (keyof TrackedBodySettings)[]) {

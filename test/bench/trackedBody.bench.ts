@@ -39,6 +39,8 @@ const UPPER = [
 ];
 const LOWER = ["leftUpperLeg", "rightUpperLeg", "leftLowerLeg", "rightLowerLeg", "leftFoot", "rightFoot"];
 const RUN_IN = 60;
+/** TRACKED_COLLARBONES=1 runs TrackedBody with `collarbones: true`. */
+const COLLARBONES = process.env.TRACKED_COLLARBONES === "1";
 const MOST_FRAMES = 240;
 
 /** Clips to replay: a character, and which of its animation groups (all of them by default). */
@@ -145,7 +147,7 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
     const loadedPose = nodes.map((n) =>
       n === null ? null : [n.position.clone(), n.rotationQuaternion?.clone() ?? null],
     );
-    const body = new TrackedBody(ik, { autoUpdate: false });
+    const body = new TrackedBody(ik, { autoUpdate: false, collarbones: COLLARBONES });
     body.head.weight = body.leftHand.weight = body.rightHand.weight = 0;
     const j = { head: roles.head!, hands: [roles.leftHand!, roles.rightHand!] };
     // Record: sample the clip at 60 fps with the animation playing.
@@ -335,7 +337,7 @@ process.stdout.write(
   [
     "",
     `machine: ${machineName()}`,
-    "TrackedBody driven by the clip's head and hands (animation off), against the clip; cm scaled to 1.75 m",
+    `TrackedBody (collarbones: ${COLLARBONES}) driven by the clip's head and hands (animation off), against the clip; cm scaled to 1.75 m`,
     formatTable(
       [
         "clip",

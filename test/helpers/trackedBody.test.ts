@@ -185,8 +185,8 @@ describe("TrackedBody on the mannequin", () => {
     notes.push(`walk 3 m at 1 m/s: ${rig.body.steps} steps, planted feet slid ${cm(slide)} cm at most`);
   });
 
-  it("reach low (a squat, hands at 30 cm) and overhead", async () => {
-    rig = await TrackedRig.create();
+  it("reach low (a squat, hands at 30 cm) and overhead, with the collarbones in the arms' chains", async () => {
+    rig = await TrackedRig.create({ collarbones: true });
     rig.run(30, standing);
     const floor = (): Pose3 => ({
       head: new Vector3(0, 1.0, 0.3),
