@@ -46,7 +46,8 @@ export const trackedScene: SceneDefinition = {
     const floor = createFloor(scene);
     const container = await loadContainer(scene, CHARACTER_URLS.mannequin);
     const character = addCharacter(stage, container, { name: "mannequin", play: null });
-    const body = new TrackedBody(character.ik);
+    // The path bows to the knees and reaches overhead: the collarbones join the arms' chains for that.
+    const body = new TrackedBody(character.ik, { collarbones: true });
     let dragged = false;
     const touch = () => (dragged = true);
     const head = trackerSphere(scene, "head", new Color3(1, 0.83, 0.25), touch);
