@@ -7,6 +7,7 @@ import { robotArmScene } from "./robotArm.js";
 import { solverScene } from "./solver.js";
 import { stewartPlatformScene } from "./stewartPlatform.js";
 import { tentaclesScene } from "./tentacles.js";
+import { trackedScene } from "./tracked.js";
 import { walkScene } from "./walk.js";
 import type { SceneDefinition } from "./types.js";
 
@@ -16,6 +17,7 @@ export const SCENES: readonly SceneDefinition[] = [
   walkScene,
   reachScene,
   gripScene,
+  trackedScene,
   creatureScene,
   tentaclesScene,
   solverScene,

@@ -10,3 +10,7 @@ export { Reach, ReachHandle, type ReachOptions, type ReachOutcome, type ReachPha
 export { LookAt } from "./lookAt.js";
 export type { LookAtOptions } from "./lookAtOptions.js";
 export { TwoHandGrip, type GripHandle, type TwoHandGripOptions } from "./twoHandGrip.js";
+export { TrackedBody } from "./trackedBody.js";
+export type { TrackedBodyOptions, TrackedBodySettings } from "./trackedBodyOptions.js";
+export { TrackedPoint, type TrackedPointName } from "./trackedPoint.js";
+export type { TrackedBodyRig, TrackedSide } from "./trackedBodyRig.js";

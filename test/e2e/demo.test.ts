@@ -241,6 +241,29 @@ describe.skipIf(chromiumPath === "")("the demo in Chromium", () => {
     expect(demo.errors).toEqual([]);
   });
 
+  it("drives the tracked body from the recorded path: head and hands on their trackers, feet stepping", async () => {
+    expect(await demo.hook((h) => h.setScene("tracked"))).toBe(true);
+    let worstHead = 0,
+      worstHands = 0;
+    for (let i = 0; i < 30; i++) {
+      await demo.hook((h) => h.frames(4));
+      const m = await demo.hook((h) => h.metrics());
+      // The first frames fade the trackers in from the rest pose.
+      if (i >= 3) {
+        worstHead = Math.max(worstHead, m.headError);
+        worstHands = Math.max(worstHands, m.handError);
+      }
+    }
+    const m = await demo.hook((h) => h.metrics());
+    expect(Number.isFinite(worstHead) && Number.isFinite(worstHands)).toBe(true);
+    expect(worstHead, "head to its tracker (m)").toBeLessThan(0.1);
+    expect(worstHands, "hands to their trackers (m)").toBeLessThan(0.1);
+    // Without a headset the WebXR part stays off and does nothing.
+    expect(m.xr).toBe(0);
+    await expectRendered(demo);
+    await demo.screenshot("tracked");
+  });
+
   it("plants all six feet of the creature on rough ground", async () => {
     expect(await demo.hook((h) => h.setScene("creature"))).toBe(true);
     const errors: number[] = [];

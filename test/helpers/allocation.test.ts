@@ -15,6 +15,7 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 interface Sample {
   readonly own: number;
   readonly total: number;
+  readonly helpers: number;
   readonly sites: string[];
 }
 
@@ -66,6 +67,15 @@ describe("per-frame allocation, steady state", () => {
     );
     expect(twoHandGrip.own, twoHandGrip.sites.join("\n")).toBeLessThan(1);
     expect(twoHandGripSearch.own, twoHandGripSearch.sites.join("\n")).toBeLessThan(1);
+  }, 150_000);
+
+  it("TrackedBody allocates nothing of its own: trackers read, hips placed, feet stepping, targets written", () => {
+    const { trackedBody } = run("trackedBody");
+    notes.push(
+      `TrackedBody (head, hands, stepping feet): ${trackedBody.helpers.toFixed(2)} B in the helper, ` +
+        `${trackedBody.total.toFixed(0)} B in all (the solver's hard frames: lock escapes, two-bone seeds)`,
+    );
+    expect(trackedBody.helpers, trackedBody.sites.join("\n")).toBeLessThan(1);
   }, 150_000);
 
   it.skipIf(noteIfMissing(characterNamed("RobotExpressive")))(

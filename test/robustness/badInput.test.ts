@@ -29,6 +29,8 @@ import {
   type Pose,
   type RigDescription,
   type SolvePlan,
+  TrackedBody,
+  TrackedPoint,
 } from "../../plugin/index.js";
 import { OWN_CHARACTERS, loadCharacter, type Loaded } from "../babylon/characters.js";
 import { captureLocals, playFirstAnimation } from "../babylon/fabrikHarness.js";
@@ -1355,6 +1357,90 @@ const DH_ROWS: Row[] = [
   },
 ];
 
+// ---------------------------------------------------------------------------------------------------------
+// TrackedBody: the constructor's options, a tracker's weight and node, calibration. These rows come last: the
+// body they build adds targets and a pass to the shared behavior.
+
+let trackedBody: TrackedBody | null = null;
+/** One TrackedBody for the rows that need one, made on first use. */
+function trackedForRows(): TrackedBody {
+  if (trackedBody === null || trackedBody.behavior.rig !== ik.rig) trackedBody = new TrackedBody(ik);
+  return trackedBody;
+}
+const tracked = (options: unknown) => ({
+  call: () => new TrackedBody(ik, options as never),
+  state: () => text([behaviorState(), ik.passes.length, loaded.root.scaling.asArray()]),
+  character: true,
+});
+const point = new TrackedPoint("leftHand", 1);
+
+const TRACKED_ROWS: Row[] = [
+  {
+    api: "`new TrackedBody`",
+    input: "a behavior not attached to a character",
+    result:
+      "TrackedBody: the behavior is not attached; add it to the character first (mesh.addBehavior(ik, true))",
+    call: () => new TrackedBody(new FabrikBehavior()),
+    state: () => "nothing to change",
+  },
+  {
+    api: "`new TrackedBody`",
+    input: "an unknown option",
+    result: 'TrackedBody: unknown option "steps" (options are height, fadeTime, …)',
+    option: "steps",
+    ...tracked({ steps: 2 }),
+  },
+  {
+    api: "`new TrackedBody`",
+    input: "a step, fade or follow setting out of its range (`stepTime` 0, `hipsFollow` 2, NaN)",
+    result: "TrackedBody: stepTime must be a number > 0 and <= 10, got 0",
+    option: "stepTime",
+    ...tracked({ stepTime: 0 }),
+  },
+  {
+    api: "`new TrackedBody`",
+    input: "`height` outside 0.5 .. 3 m",
+    result: "TrackedBody: height must be a number of metres in [0.5, 3], got 12",
+    option: "height",
+    ...tracked({ height: 12 }),
+  },
+  {
+    api: "`TrackedPoint.weight`",
+    input: "outside 0 .. 1 or not a number",
+    result: "TrackedBody: leftHand.weight must be a number in [0, 1], got 1.5",
+    option: "leftHand.weight",
+    call: () => (point.weight = 1.5),
+    state: () => text([point.weight]),
+  },
+  {
+    api: "`TrackedPoint.follow`",
+    input: "not a TransformNode (nor null)",
+    result: "TrackedBody: leftHand.follow() takes a TransformNode or null, got 3",
+    option: "leftHand",
+    call: () => point.follow(3 as never),
+    state: () => text([identity(point.node)]),
+  },
+  {
+    api: "`TrackedBody.calibrate`",
+    input: "a height outside 0.5 .. 3 m",
+    result: "TrackedBody calibrate(): height must be a number of metres in [0.5, 3], got 0.1",
+    option: "height",
+    character: true,
+    call: () => trackedForRows().calibrate(0.1),
+    state: () => text([trackedForRows().scale, loaded.root.scaling.asArray()]),
+  },
+  {
+    api: "`TrackedBody.calibrate`",
+    input: "no height, and the head tracker not where a standing avatar's head can be",
+    result:
+      "TrackedBody calibrate(): the head tracker is 0.000 above the ground; stand straight (between … for this avatar)",
+    option: "head",
+    character: true,
+    call: () => trackedForRows().calibrate(),
+    state: () => text([trackedForRows().scale, loaded.root.scaling.asArray()]),
+  },
+];
+
 let rowReader: PoseReader | null = null;
 /** One reader for the PoseReader rows, made on first use (the character loads before the rows run). */
 function readerForRows(): PoseReader {
@@ -1466,6 +1552,7 @@ const ROWS: Row[] = [
   ...DELTA_ROWS,
   ...BEHAVIOR_ROWS,
   ...GRIP_ROWS,
+  ...TRACKED_ROWS,
 ];
 
 /** Inline code that may itself hold backticks. */

@@ -1,0 +1,167 @@
+import type { FabrikBehavior, SkeletonRig } from "../babylon/index.js";
+import { findBodyFrame, type HumanoidRole } from "../rig/index.js";
+import { FabrikError } from "../solver/index.js";
+
+/** The humanoid roles a tracked body drives; each must be recognised. */
+const NEEDED: readonly HumanoidRole[] = [
+  "hips",
+  "head",
+  "leftUpperArm",
+  "leftLowerArm",
+  "leftHand",
+  "rightUpperArm",
+  "rightLowerArm",
+  "rightHand",
+  "leftUpperLeg",
+  "leftLowerLeg",
+  "leftFoot",
+  "rightUpperLeg",
+  "rightLowerLeg",
+  "rightFoot",
+];
+
+/** A side's limb joints: arm (upper, lower, hand) and leg (upper, lower, foot). */
+export interface TrackedSide {
+  readonly upperArm: number;
+  readonly lowerArm: number;
+  readonly hand: number;
+  readonly upperLeg: number;
+  readonly lowerLeg: number;
+  readonly foot: number;
+  /** +1 on the left, -1 on the right: the sign of the body's left axis pointing outward. */
+  readonly out: number;
+}
+
+/**
+ * What a tracked body knows of its avatar, measured once in the rest pose, in model space. Lengths are model
+ * units; heights are along the body's up from the plane through the model origin (the animation's ground).
+ * `frame` holds forward (0..2), up (3..5) and left (6..8).
+ */
+export class TrackedBodyRig {
+  readonly hips: number;
+  readonly head: number;
+  /** The head's chain: from the head down to the joint above the hips (the spine turns, the hips do not). */
+  readonly headChain: number;
+  readonly sides: readonly [TrackedSide, TrackedSide];
+  readonly frame = new Float64Array(9);
+  readonly standHips: number;
+  readonly standHead: number;
+  /** Distance from hips to head. */
+  readonly spineLength: number;
+  /** Head minus hips in the body frame: forward, up, left components. */
+  readonly headFromHips = new Float64Array(3);
+  /** The hands' chain: up to the shoulder (the collarbone turns for a reach overhead), or the behavior's default. */
+  readonly handChain: number | undefined;
+  /** Per side (3 numbers each): the foot minus the hips in the body frame (forward, up, left), then its height. */
+  readonly footFromHips = new Float64Array(6);
+  readonly footHeight = new Float64Array(2);
+  /** Per side: the upper leg (the hip joint) minus the hips in the body frame. */
+  readonly hipFromHips = new Float64Array(6);
+  readonly legLength: number;
+  readonly armLength: number;
+  /** Rest orientations (4 each): hips, head, left hand, right hand, left foot, right foot. */
+  readonly rest = new Float64Array(24);
+  /** Per side: the hand's rest pointing axis (lower arm to hand) and the back of the hand (6 numbers). */
+  readonly handAxes = new Float64Array(12);
+  /** Every joint the body reads or drives. */
+  readonly joints: number[];
+
+  constructor(ik: FabrikBehavior, rig: SkeletonRig, who: string) {
+    const roles = ik.roles;
+    for (const role of NEEDED) {
+      if (roles[role] === undefined) {
+        throw new FabrikError(
+          `${who}: the rig has no "${role}" joint (a humanoid with head, hands and feet is needed)`,
+          undefined,
+          role,
+        );
+      }
+    }
+    const body = findBodyFrame(ik.solverRig!, roles);
+    if (body === undefined)
+      throw new FabrikError(`${who}: the rig's up and left cannot be told from its rest pose`);
+    this.frame.set(body.forward, 0);
+    this.frame.set(body.up, 3);
+    this.frame.set(body.left, 6);
+    const hips = roles.hips!;
+    const head = roles.head!;
+    let levels = 0;
+    for (let j = head; j !== hips; j = rig.parents[j]) {
+      if (j < 0) throw new FabrikError(`${who}: the head does not hang below the hips`, head, "head");
+      levels++;
+    }
+    if (levels < 2) throw new FabrikError(`${who}: no spine between the hips and the head`, head, "head");
+    this.hips = hips;
+    this.head = head;
+    this.headChain = levels - 1;
+    const side = (s: "left" | "right", out: number): TrackedSide => ({
+      upperArm: roles[`${s}UpperArm`]!,
+      lowerArm: roles[`${s}LowerArm`]!,
+      hand: roles[`${s}Hand`]!,
+      upperLeg: roles[`${s}UpperLeg`]!,
+      lowerLeg: roles[`${s}LowerLeg`]!,
+      foot: roles[`${s}Foot`]!,
+      out,
+    });
+    this.sides = [side("left", 1), side("right", -1)];
+    const shoulder = roles.leftShoulder;
+    const lower = roles.leftLowerArm!;
+    this.handChain =
+      shoulder !== undefined &&
+      rig.parents[rig.parents[lower]] === shoulder &&
+      rig.parents[roles.leftHand!] === lower
+        ? 3
+        : undefined;
+    const p = rig.restPositions;
+    const f = this.frame;
+    const along = (j: number, axis: number, from: number): number =>
+      (p[3 * j] - (from < 0 ? 0 : p[3 * from])) * f[axis] +
+      (p[3 * j + 1] - (from < 0 ? 0 : p[3 * from + 1])) * f[axis + 1] +
+      (p[3 * j + 2] - (from < 0 ? 0 : p[3 * from + 2])) * f[axis + 2];
+    const dist = (a: number, b: number): number =>
+      Math.hypot(p[3 * a] - p[3 * b], p[3 * a + 1] - p[3 * b + 1], p[3 * a + 2] - p[3 * b + 2]);
+    this.standHips = along(hips, 3, -1);
+    this.standHead = along(head, 3, -1);
+    this.spineLength = dist(head, hips);
+    for (let k = 0; k < 3; k++) this.headFromHips[k] = along(head, 3 * k, hips);
+    let legs = 0,
+      arms = 0;
+    const r = rig.restOrientations;
+    this.rest.set(r.subarray(4 * hips, 4 * hips + 4), 0);
+    this.rest.set(r.subarray(4 * head, 4 * head + 4), 4);
+    for (let i = 0; i < 2; i++) {
+      const s = this.sides[i];
+      for (let k = 0; k < 3; k++) {
+        this.footFromHips[3 * i + k] = along(s.foot, 3 * k, hips);
+        this.hipFromHips[3 * i + k] = along(s.upperLeg, 3 * k, hips);
+      }
+      this.footHeight[i] = along(s.foot, 3, -1);
+      legs += dist(s.upperLeg, s.lowerLeg) + dist(s.lowerLeg, s.foot);
+      arms += dist(s.upperArm, s.lowerArm) + dist(s.lowerArm, s.hand);
+      this.rest.set(r.subarray(4 * s.hand, 4 * s.hand + 4), 8 + 4 * i);
+      this.rest.set(r.subarray(4 * s.foot, 4 * s.foot + 4), 16 + 4 * i);
+      // The hand points along its forearm; the back of the hand is up (a T-pose's palms face down).
+      const a = this.handAxes;
+      const o = 6 * i;
+      const len = dist(s.hand, s.lowerArm);
+      for (let k = 0; k < 3; k++) a[o + k] = (p[3 * s.hand + k] - p[3 * s.lowerArm + k]) / len;
+      for (let k = 0; k < 3; k++) a[o + 3 + k] = f[3 + k];
+    }
+    this.legLength = legs / 2;
+    this.armLength = arms / 2;
+    if (!(
+      this.spineLength > 0 &&
+      this.legLength > 0 &&
+      this.armLength > 0 &&
+      this.standHead > this.standHips
+    )) {
+      throw new FabrikError(`${who}: the rest pose does not stand upright (head above hips above feet)`);
+    }
+    const joints = new Set<number>([hips, head]);
+    for (let j = rig.parents[head]; j !== hips; j = rig.parents[j]) joints.add(j);
+    for (const s of this.sides) {
+      for (const j of [s.upperArm, s.lowerArm, s.hand, s.upperLeg, s.lowerLeg, s.foot]) joints.add(j);
+    }
+    this.joints = [...joints];
+  }
+}

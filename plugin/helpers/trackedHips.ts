@@ -1,0 +1,189 @@
+import { quatAxisAngle, quatMultiply, quatMultiplyConjugate } from "../rig/index.js";
+import type { TrackedBodyRig } from "./trackedBodyRig.js";
+import type { TrackedBodySettings } from "./trackedBodyOptions.js";
+import { cross3, dot3, frameQuaternion, removeAlong, unit3 } from "./trackedMath.js";
+import {
+  A,
+  B,
+  C,
+  FRAME_SCRATCH,
+  HEAD,
+  HEAD_HEADING,
+  HEADING,
+  HIPS_POS,
+  HIPS_ROT,
+  LEAN,
+  LEAN_DIR,
+  LEFT,
+  Q1,
+  Q2,
+  SUPPORT,
+  YAW,
+} from "./trackedSlots.js";
+
+/** The hips never come lower than this fraction of their standing height (a deep squat). */
+const LOWEST_HIPS = 0.3;
+/**
+ * The fraction of its length an upright spine is given to span: a chain stretched straight to its target is
+ * FABRIK's slowest case, and a little slack costs a few millimetres of crouch.
+ */
+const SPINE_SPAN = 0.98;
+/**
+ * A head less than this fraction of the spine's length below its standing height counts as upright: the hips
+ * walk under it; at twice that drop the hips take only `hipsFollow` of its offset.
+ */
+const UPRIGHT_DROP = 0.1;
+/** How much shorter than its length a spine leaning fully forward spans. */
+const CURL = 0.12;
+/** The spine leans at most this far from up (radians): beyond, the head is out of reach and the hips stay. */
+const MOST_LEAN = 1.45;
+
+/**
+ * The way the head faces, flattened onto the ground, into `v[HEAD_HEADING]`: its forward, or when it looks
+ * straight down (or up) its up (or down), which then points the way the face does. False when it cannot
+ * tell (the head lies on its side looking straight up or down): the heading is kept.
+ */
+export function headHeading(v: Float64Array, body: TrackedBodyRig): boolean {
+  const up = body.frame;
+  const lookUp = v[HEAD + 3] * up[3] + v[HEAD + 4] * up[4] + v[HEAD + 5] * up[5];
+  for (let k = 0; k < 3; k++) v[HEAD_HEADING + k] = v[HEAD + 3 + k] - lookUp * v[HEAD + 6 + k];
+  const d = v[HEAD_HEADING] * up[3] + v[HEAD_HEADING + 1] * up[4] + v[HEAD_HEADING + 2] * up[5];
+  for (let k = 0; k < 3; k++) v[HEAD_HEADING + k] -= d * up[3 + k];
+  return unit3(v, HEAD_HEADING);
+}
+
+/**
+ * `v[YAW]`: the turn about up from the rest body frame to the heading `v[HEADING]`; `v[LEFT]` the heading's
+ * left.
+ */
+export function headingTurn(v: Float64Array, body: TrackedBodyRig): void {
+  const f = body.frame;
+  for (let k = 0; k < 3; k++) {
+    v[A + k] = f[k];
+    v[B + k] = f[3 + k];
+  }
+  frameQuaternion(v, Q1, v, A, B, FRAME_SCRATCH);
+  frameQuaternion(v, Q2, v, HEADING, B, FRAME_SCRATCH);
+  quatMultiplyConjugate(v, YAW, v, Q2, v, Q1);
+  cross3(v, LEFT, B, HEADING);
+}
+
+/**
+ * The hips' place `v[HIPS_POS]` from the head `v[HEAD]` and the feet's midpoint `v[SUPPORT]`: horizontally,
+ * over the feet as they stand at rest, moved by `hipsFollow` of the head's own offset from there (the spine
+ * leans over the rest); vertically, a spine's length below the head along the lean, never above standing
+ * height nor below a deep squat. `v[LEAN]` and `v[LEAN_DIR]` say how far and which way the spine leans.
+ * `headingTurn` ran first.
+ */
+export function placeHips(v: Float64Array, body: TrackedBodyRig, settings: TrackedBodySettings): void {
+  const up = body.frame;
+  const hf = body.headFromHips,
+    ff = body.footFromHips;
+  // The hips over the feet: the rest hips minus the rest feet's midpoint, in the heading frame.
+  const hipsF = -(ff[0] + ff[3]) / 2,
+    hipsL = -(ff[2] + ff[5]) / 2;
+  // The head's offset from where it stands at rest over those feet, horizontally.
+  for (let k = 0; k < 3; k++) {
+    v[A + k] =
+      v[HEAD + k] - v[SUPPORT + k] - (hipsF + hf[0]) * v[HEADING + k] - (hipsL + hf[2]) * v[LEFT + k];
+  }
+  for (let k = 0; k < 3; k++) v[B + k] = up[3 + k];
+  removeAlong(v, A, B);
+  // A head near its standing height cannot lean without coming down: the body walks under it instead, so
+  // the hips follow it fully; the lower the head, the more the spine leans over the hips instead.
+  const headHeight = v[HEAD] * up[3] + v[HEAD + 1] * up[4] + v[HEAD + 2] * up[5];
+  const drop = (body.standHead - headHeight) / body.spineLength;
+  const upright = drop < UPRIGHT_DROP ? 1 : drop > 2 * UPRIGHT_DROP ? 0 : 2 - drop / UPRIGHT_DROP;
+  const follow = settings.hipsFollow + (1 - settings.hipsFollow) * upright;
+  for (let k = 0; k < 3; k++) {
+    v[HIPS_POS + k] = v[SUPPORT + k] + hipsF * v[HEADING + k] + hipsL * v[LEFT + k] + follow * v[A + k];
+  }
+  removeAlong(v, HIPS_POS, B);
+  // The head's horizontal distance from where it would stand over those hips: the spine's lean.
+  for (let k = 0; k < 3; k++) {
+    v[LEAN_DIR + k] = v[HEAD + k] - v[HIPS_POS + k] - hf[0] * v[HEADING + k] - hf[2] * v[LEFT + k];
+  }
+  removeAlong(v, LEAN_DIR, B);
+  const reach = Math.sqrt(dot3(v, LEAN_DIR, LEAN_DIR));
+  // A leaning spine curls: it spans a little less than its length, more so the further it leans.
+  const spine = body.spineLength * (SPINE_SPAN - CURL * Math.min(1, reach / body.spineLength));
+  const lean = Math.asin(Math.min(reach / spine, Math.sin(MOST_LEAN)));
+  if (!unit3(v, LEAN_DIR)) v[LEAN_DIR] = v[LEAN_DIR + 1] = v[LEAN_DIR + 2] = 0;
+  v[LEAN] = lean;
+  let height = headHeight - (hf[1] / body.spineLength) * spine * Math.cos(lean);
+  const highest = body.standHips,
+    lowest = body.standHips * LOWEST_HIPS;
+  height = height > highest ? highest : height < lowest ? lowest : height;
+  if (!Number.isFinite(height)) height = highest;
+  for (let k = 0; k < 3; k++) v[HIPS_POS + k] += height * up[3 + k];
+}
+
+/**
+ * The hips' orientation `v[HIPS_ROT]`: the animated one `q[qo..qo+3]` turned to the heading, then pitched
+ * toward the head by `hipsBend` of the spine's lean. `placeHips` ran first.
+ */
+export function turnHips(
+  v: Float64Array,
+  body: TrackedBodyRig,
+  settings: TrackedBodySettings,
+  q: Float64Array,
+  qo: number,
+): void {
+  quatMultiply(v, Q1, v, YAW, q, qo);
+  const up = body.frame;
+  for (let k = 0; k < 3; k++) v[B + k] = up[3 + k];
+  cross3(v, C, B, LEAN_DIR);
+  if (unit3(v, C)) {
+    v[Q2 + 3] = v[LEAN] * settings.hipsBend;
+    quatAxisAngle(v, Q2, v, C, v, Q2 + 3);
+    quatMultiply(v, HIPS_ROT, v, Q2, v, Q1);
+  } else {
+    for (let k = 0; k < 4; k++) v[HIPS_ROT + k] = v[Q1 + k];
+  }
+}
+
+/** A planted leg is kept this much short of straight: a straight leg cannot take up any more of the hips' motion. */
+const LEG_REACH = 0.995;
+
+/** The hips come down at most this fraction of the leg's length for the legs: a foot further off steps instead. */
+const MOST_LEG_DROP = 0.2;
+
+/**
+ * Lowers `v[HIPS_POS]` so that each planted foot `v[FOOT_TARGET + 7i]` is within reach of its hip joint
+ * (carried from the hips by the heading): a trailing leg in a stride, a foot on a lower spot. A foot in the
+ * air (`airborne(i)`) is on its way and does not count.
+ */
+export function lowerForLegs(
+  v: Float64Array,
+  body: TrackedBodyRig,
+  feet: number,
+  airborne: (i: number) => boolean,
+): void {
+  const up = body.frame,
+    h = body.hipFromHips,
+    reach = LEG_REACH * body.legLength;
+  let drop = 0;
+  for (let i = 0; i < 2; i++) {
+    if (airborne(i)) continue;
+    const foot = feet + 7 * i;
+    let r2 = 0,
+      height = 0;
+    for (let k = 0; k < 3; k++) {
+      const hip =
+        v[HIPS_POS + k] + h[3 * i] * v[HEADING + k] + h[3 * i + 1] * up[3 + k] + h[3 * i + 2] * v[LEFT + k];
+      const d = hip - v[foot + k];
+      r2 += d * d;
+      height += d * up[3 + k];
+    }
+    const across2 = Math.max(0, r2 - height * height);
+    // A foot further out than the leg reaches anyway is left short: lowering the hips would not help.
+    if (across2 >= reach * reach) continue;
+    const need = height - Math.sqrt(reach * reach - across2);
+    if (need > drop) drop = need;
+  }
+  if (drop > MOST_LEG_DROP * body.legLength) drop = MOST_LEG_DROP * body.legLength;
+  const height = v[HIPS_POS] * up[3] + v[HIPS_POS + 1] * up[4] + v[HIPS_POS + 2] * up[5];
+  const most = height - body.standHips * LOWEST_HIPS;
+  if (drop > most) drop = most > 0 ? most : 0;
+  for (let k = 0; k < 3; k++) v[HIPS_POS + k] -= drop * up[3 + k];
+}

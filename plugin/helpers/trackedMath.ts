@@ -1,0 +1,148 @@
+/*
+ * Small vector and rotation steps of the tracked body, on Float64Array slots (see rig/arrayMath.ts for why
+ * per-frame maths stays in typed arrays).
+ */
+
+/** Dot product of v[a..a+2] and v[b..b+2]. */
+export function dot3(v: Float64Array, a: number, b: number): number {
+  return v[a] * v[b] + v[a + 1] * v[b + 1] + v[a + 2] * v[b + 2];
+}
+
+/** v[o..o+2] = v[a..] × v[b..] (o must differ from a and b). */
+export function cross3(v: Float64Array, o: number, a: number, b: number): void {
+  const ax = v[a],
+    ay = v[a + 1],
+    az = v[a + 2],
+    bx = v[b],
+    by = v[b + 1],
+    bz = v[b + 2];
+  v[o] = ay * bz - az * by;
+  v[o + 1] = az * bx - ax * bz;
+  v[o + 2] = ax * by - ay * bx;
+}
+
+/** In place: v[o..o+2] loses its component along the unit v[u..u+2]. */
+export function removeAlong(v: Float64Array, o: number, u: number): void {
+  const d = dot3(v, o, u);
+  v[o] -= d * v[u];
+  v[o + 1] -= d * v[u + 1];
+  v[o + 2] -= d * v[u + 2];
+}
+
+/** In place: v[o..o+2] made unit; false (unchanged) when too short or not finite. */
+export function unit3(v: Float64Array, o: number): boolean {
+  const len = Math.sqrt(v[o] * v[o] + v[o + 1] * v[o + 1] + v[o + 2] * v[o + 2]);
+  if (!(len > 1e-9) || !Number.isFinite(len)) return false;
+  v[o] /= len;
+  v[o + 1] /= len;
+  v[o + 2] /= len;
+  return true;
+}
+
+/** v[o..o+2] = v[a..] + k · v[b..] (o may alias a). */
+export function addScaled(v: Float64Array, o: number, a: number, b: number, k: number): void {
+  v[o] = v[a] + k * v[b];
+  v[o + 1] = v[a + 1] + k * v[b + 1];
+  v[o + 2] = v[a + 2] + k * v[b + 2];
+}
+
+/**
+ * out[o..o+3] = the orientation of the frame whose first axis is the unit v[a..], second the part of v[b..]
+ * square to it and third their cross product: the rotation taking (x, y, z) to those axes. Returns false
+ * (out untouched) when v[b..] is parallel to v[a..]. Uses v[s..s+8] as scratch.
+ */
+export function frameQuaternion(
+  out: Float64Array,
+  o: number,
+  v: Float64Array,
+  a: number,
+  b: number,
+  s: number,
+): boolean {
+  v[s] = v[a];
+  v[s + 1] = v[a + 1];
+  v[s + 2] = v[a + 2];
+  if (!unit3(v, s)) return false;
+  v[s + 3] = v[b];
+  v[s + 4] = v[b + 1];
+  v[s + 5] = v[b + 2];
+  removeAlong(v, s + 3, s);
+  if (!unit3(v, s + 3)) return false;
+  cross3(v, s + 6, s, s + 3);
+  // Columns x = v[s..], y = v[s+3..], z = v[s+6..] of a rotation matrix, to a quaternion (Shepperd).
+  const m00 = v[s],
+    m10 = v[s + 1],
+    m20 = v[s + 2];
+  const m01 = v[s + 3],
+    m11 = v[s + 4],
+    m21 = v[s + 5];
+  const m02 = v[s + 6],
+    m12 = v[s + 7],
+    m22 = v[s + 8];
+  const trace = m00 + m11 + m22;
+  let x: number, y: number, z: number, w: number;
+  if (trace > 0) {
+    const k = 0.5 / Math.sqrt(trace + 1);
+    w = 0.25 / k;
+    x = (m21 - m12) * k;
+    y = (m02 - m20) * k;
+    z = (m10 - m01) * k;
+  } else if (m00 > m11 && m00 > m22) {
+    const k = 2 * Math.sqrt(1 + m00 - m11 - m22);
+    w = (m21 - m12) / k;
+    x = 0.25 * k;
+    y = (m01 + m10) / k;
+    z = (m02 + m20) / k;
+  } else if (m11 > m22) {
+    const k = 2 * Math.sqrt(1 + m11 - m00 - m22);
+    w = (m02 - m20) / k;
+    x = (m01 + m10) / k;
+    y = 0.25 * k;
+    z = (m12 + m21) / k;
+  } else {
+    const k = 2 * Math.sqrt(1 + m22 - m00 - m11);
+    w = (m10 - m01) / k;
+    x = (m02 + m20) / k;
+    y = (m12 + m21) / k;
+    z = 0.25 * k;
+  }
+  const len = Math.sqrt(x * x + y * y + z * z + w * w);
+  out[o] = x / len;
+  out[o + 1] = y / len;
+  out[o + 2] = z / len;
+  out[o + 3] = w / len;
+  return true;
+}
+
+/** out[o..o+3] = the slerp from unit q[a..] to unit q[b..] by t (the shorter way). */
+export function slerp4(out: Float64Array, o: number, q: Float64Array, a: number, b: number, t: number): void {
+  let bx = q[b],
+    by = q[b + 1],
+    bz = q[b + 2],
+    bw = q[b + 3];
+  let d = q[a] * bx + q[a + 1] * by + q[a + 2] * bz + q[a + 3] * bw;
+  if (d < 0) {
+    d = -d;
+    bx = -bx;
+    by = -by;
+    bz = -bz;
+    bw = -bw;
+  }
+  let ka = 1 - t,
+    kb = t;
+  if (d < 0.9995) {
+    const angle = Math.acos(d);
+    const s = Math.sin(angle);
+    ka = Math.sin((1 - t) * angle) / s;
+    kb = Math.sin(t * angle) / s;
+  }
+  const x = ka * q[a] + kb * bx,
+    y = ka * q[a + 1] + kb * by,
+    z = ka * q[a + 2] + kb * bz,
+    w = ka * q[a + 3] + kb * bw;
+  const len = Math.sqrt(x * x + y * y + z * z + w * w);
+  out[o] = x / len;
+  out[o + 1] = y / len;
+  out[o + 2] = z / len;
+  out[o + 3] = w / len;
+}

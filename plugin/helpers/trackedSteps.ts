@@ -1,0 +1,240 @@
+import type { TrackedBodyRig } from "./trackedBodyRig.js";
+import type { TrackedBodySettings } from "./trackedBodyOptions.js";
+import { dot3, removeAlong, unit3 } from "./trackedMath.js";
+import { DT, HEAD, HEADING, HIPS_POS, LEFT } from "./trackedSlots.js";
+
+/* Slots of one foot's state (FOOT_SIZE numbers per foot). */
+const POS = 0; // where the foot is now
+const DIR = 3; // which way it points (unit, square to up)
+const FROM = 6;
+const FROM_DIR = 9;
+const TO = 12;
+const TO_DIR = 15;
+const PHASE = 18; // 0..1 through a step
+const DURATION = 19;
+const LIFT = 20;
+const STEPPING = 21; // 1 while in the air
+const WANT = 22; // where it would stand under the hips
+const FOOT_SIZE = 25;
+/* Slots shared by both feet, after them. */
+const VELOCITY = 2 * FOOT_SIZE;
+const LAST_HIPS = VELOCITY + 3;
+const UP = LAST_HIPS + 3;
+const TMP = UP + 3;
+/** The hips' ground speed, and a result slot (doubles returned from calls are boxed; slots are not). */
+const SPEED = TMP + 3;
+const RESULT = SPEED + 1;
+const STATE_SIZE = RESULT + 1;
+
+/** The hips' ground speed is smoothed over this many seconds before it times and aims the steps. */
+const SPEED_SMOOTHING = 0.1;
+/** A foot further than this many leg lengths from its place is put there at once (a teleport, a lost frame). */
+const TELEPORT = 3;
+/** A step lands ahead of its place by the body's velocity over this fraction of the step's duration. */
+const LEAD = 1;
+/** ... but never more than this many leg lengths ahead. */
+const MOST_LEAD = 0.4;
+
+/**
+ * The feet of a tracked body: planted where they stand until the hips move or turn too far from them, then
+ * one steps (never both at once), along an arc to where it would stand under the hips, led by the body's
+ * velocity. Positions are model space, on the plane through the model origin (the animation's ground) at
+ * each foot's rest height.
+ */
+export class TrackedSteps {
+  private readonly _s = new Float64Array(STATE_SIZE);
+  private _started = false;
+  /** Steps taken since the start (a count for tests and tools). */
+  steps = 0;
+
+  constructor(private readonly _body: TrackedBodyRig) {
+    for (let k = 0; k < 3; k++) this._s[UP + k] = _body.frame[3 + k];
+  }
+
+  /** Whether foot `i` (0 left, 1 right) is in the air. */
+  stepping(i: number): boolean {
+    return this._s[i * FOOT_SIZE + STEPPING] === 1;
+  }
+
+  /** Forgets where the feet stand: the next update plants them under the hips. */
+  reset(): void {
+    this._started = false;
+  }
+
+  /** Foot `i`'s position and pointing direction into `out` (6 numbers from `o`). */
+  read(i: number, out: Float64Array, o: number): void {
+    const b = i * FOOT_SIZE;
+    for (let k = 0; k < 3; k++) {
+      out[o + k] = this._s[b + POS + k];
+      out[o + 3 + k] = this._s[b + DIR + k];
+    }
+  }
+
+  /**
+   * The midpoint of the feet into `out[o..o+2]`; before the first step, where they would stand at rest under
+   * the head `v[HEAD]`.
+   */
+  support(out: Float64Array, o: number, v: Float64Array): void {
+    const s = this._s,
+      body = this._body;
+    const hf = body.headFromHips,
+      ff = body.footFromHips;
+    const f = hf[0] - (ff[0] + ff[3]) / 2,
+      l = hf[2] - (ff[2] + ff[5]) / 2;
+    for (let k = 0; k < 3; k++) {
+      out[o + k] = this._started
+        ? (s[POS + k] + s[FOOT_SIZE + POS + k]) / 2
+        : v[HEAD + k] - f * v[HEADING + k] - l * v[LEFT + k];
+    }
+  }
+
+  /** One frame of `v[DT]` seconds, with the hips at `v[HIPS_POS]` heading `v[HEADING]`. */
+  update(v: Float64Array, settings: TrackedBodySettings): void {
+    const s = this._s,
+      body = this._body;
+    const dt = v[DT];
+    const leg = body.legLength;
+    // The hips on the ground, and their smoothed velocity.
+    for (let k = 0; k < 3; k++) s[TMP + k] = v[HIPS_POS + k];
+    removeAlong(s, TMP, UP);
+    if (this._started && dt > 0) {
+      const a = 1 - Math.exp(-dt / SPEED_SMOOTHING);
+      for (let k = 0; k < 3; k++) {
+        const velocity = (s[TMP + k] - s[LAST_HIPS + k]) / dt;
+        s[VELOCITY + k] += (velocity - s[VELOCITY + k]) * a;
+      }
+    }
+    for (let k = 0; k < 3; k++) s[LAST_HIPS + k] = s[TMP + k];
+    let far = false;
+    for (let i = 0; i < 2; i++) {
+      const b = i * FOOT_SIZE;
+      const ff = body.footFromHips,
+        height = body.footHeight[i];
+      for (let k = 0; k < 3; k++) {
+        s[b + WANT + k] =
+          s[TMP + k] + ff[3 * i] * v[HEADING + k] + ff[3 * i + 2] * v[LEFT + k] + height * s[UP + k];
+      }
+      if (this._started && distance(s, b + POS, b + WANT) > TELEPORT * leg) far = true;
+    }
+    if (!this._started || far || !(Math.abs(s[VELOCITY]) + Math.abs(s[VELOCITY + 1]) < 1e300)) {
+      this._plantAll(v);
+      return;
+    }
+    s[SPEED] = Math.sqrt(dot3(s, VELOCITY, VELOCITY));
+    s[RESULT] = dt;
+    for (let i = 0; i < 2; i++) if (s[i * FOOT_SIZE + STEPPING] === 1) this._advance(i, v);
+    if (s[STEPPING] === 1 || s[FOOT_SIZE + STEPPING] === 1) return;
+    // Both planted: the foot furthest from its place (or turned furthest from the heading) steps, if either must.
+    let best = -1,
+      worst = 1;
+    for (let i = 0; i < 2; i++) {
+      const b = i * FOOT_SIZE;
+      horizontal(s, b + POS, b + WANT);
+      const off = s[RESULT] / (settings.stepDistance * leg);
+      const turn = Math.acos(clamp(dirDot(s, b + DIR, v)));
+      const score = Math.max(off, turn / settings.stepTurn);
+      if (score > worst) {
+        worst = score;
+        best = i;
+      }
+    }
+    // Prepared every frame both feet stand (the foot that would step next), started only when one must: a
+    // path run on every frame is compiled, a rare one runs in the interpreter, which boxes its doubles.
+    this._prepare(best >= 0 ? best : 0, v, settings);
+    if (best >= 0) {
+      s[best * FOOT_SIZE + STEPPING] = 1;
+      this.steps++;
+    }
+  }
+
+  private _plantAll(v: Float64Array): void {
+    const s = this._s;
+    for (let i = 0; i < 2; i++) {
+      const b = i * FOOT_SIZE;
+      for (let k = 0; k < 3; k++) {
+        s[b + POS + k] = s[b + WANT + k];
+        s[b + DIR + k] = v[HEADING + k];
+      }
+      s[b + STEPPING] = 0;
+    }
+    for (let k = 0; k < 3; k++) s[VELOCITY + k] = 0;
+    this._started = true;
+  }
+
+  /** Foot `i`'s next step: from where it stands, its duration, aim and lift. */
+  private _prepare(i: number, v: Float64Array, settings: TrackedBodySettings): void {
+    const s = this._s,
+      b = i * FOOT_SIZE,
+      leg = this._body.legLength;
+    const speed = s[SPEED];
+    const duration = Math.max(0.25, 1 / (1 + speed / leg)) * settings.stepTime;
+    for (let k = 0; k < 3; k++) {
+      s[b + FROM + k] = s[b + POS + k];
+      s[b + FROM_DIR + k] = s[b + DIR + k];
+    }
+    s[b + DURATION] = duration;
+    s[b + PHASE] = 0;
+    this._aim(i, v);
+    horizontal(s, b + FROM, b + TO);
+    s[b + LIFT] = settings.stepHeight * leg * clamp(s[RESULT] / (settings.stepDistance * leg));
+    if (s[b + LIFT] < 0.3 * settings.stepHeight * leg) s[b + LIFT] = 0.3 * settings.stepHeight * leg;
+  }
+
+  /** Where a step lands: the foot's place under the hips, led by the velocity, and the heading. */
+  private _aim(i: number, v: Float64Array): void {
+    const s = this._s,
+      b = i * FOOT_SIZE;
+    const lead = LEAD * s[b + DURATION] * (1 - s[b + PHASE]);
+    const speed = s[SPEED];
+    const k0 =
+      speed * lead > MOST_LEAD * this._body.legLength ? (MOST_LEAD * this._body.legLength) / speed : lead;
+    for (let k = 0; k < 3; k++) {
+      s[b + TO + k] = s[b + WANT + k] + k0 * s[VELOCITY + k];
+      s[b + TO_DIR + k] = v[HEADING + k];
+    }
+  }
+
+  /** Foot `i` moves `s[RESULT]` seconds further along its step. */
+  private _advance(i: number, v: Float64Array): void {
+    const s = this._s,
+      b = i * FOOT_SIZE;
+    const dt = s[RESULT];
+    s[b + PHASE] = Math.min(1, s[b + PHASE] + (s[b + DURATION] > 0 ? dt / s[b + DURATION] : 1));
+    this._aim(i, v);
+    const t = s[b + PHASE];
+    const e = t * t * (3 - 2 * t);
+    const lift = s[b + LIFT] * Math.sin(Math.PI * t);
+    for (let k = 0; k < 3; k++) {
+      s[b + POS + k] = s[b + FROM + k] + (s[b + TO + k] - s[b + FROM + k]) * e + lift * s[UP + k];
+      s[b + DIR + k] = s[b + FROM_DIR + k] + (s[b + TO_DIR + k] - s[b + FROM_DIR + k]) * e;
+    }
+    removeAlong(s, b + DIR, UP);
+    if (!unit3(s, b + DIR)) for (let k = 0; k < 3; k++) s[b + DIR + k] = s[b + TO_DIR + k];
+    if (t >= 1) s[b + STEPPING] = 0;
+  }
+}
+
+function clamp(x: number): number {
+  return x > 1 ? 1 : x < -1 ? -1 : x;
+}
+
+/** Dot of the foot's direction `s[a..]` with the heading `v[HEADING..]`. */
+function dirDot(s: Float64Array, a: number, v: Float64Array): number {
+  return s[a] * v[HEADING] + s[a + 1] * v[HEADING + 1] + s[a + 2] * v[HEADING + 2];
+}
+
+function distance(s: Float64Array, a: number, b: number): number {
+  const x = s[a] - s[b],
+    y = s[a + 1] - s[b + 1],
+    z = s[a + 2] - s[b + 2];
+  return Math.sqrt(x * x + y * y + z * z);
+}
+
+/** Distance from `s[a..]` to `s[b..]` along the ground, into `s[RESULT]`. */
+function horizontal(s: Float64Array, a: number, b: number): void {
+  const x = s[a] - s[b],
+    y = s[a + 1] - s[b + 1],
+    z = s[a + 2] - s[b + 2];
+  const u = x * s[UP] + y * s[UP + 1] + z * s[UP + 2];
+  s[RESULT] = Math.sqrt(Math.max(0, x * x + y * y + z * z - u * u));
+}
