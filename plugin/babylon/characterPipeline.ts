@@ -207,7 +207,9 @@ export class CharacterPipeline {
 
   /**
    * A solve carried from the last frame that falls short is tried again from the animated pose: the carried
-   * pose may sit in a configuration the targets have moved out of. The nearer of the two is kept.
+   * pose may sit in a configuration the targets have moved out of. The carried answer is kept unless the
+   * other comes nearer by more than the tolerance (out of reach both fall short, about equally, and taking
+   * the nearer by rounding would switch between them from frame to frame).
    */
   private _solveFromAnimation(c: CompiledTargets, carried: SolveReport): SolveReport {
     const pose = this.pose;
@@ -217,7 +219,7 @@ export class CharacterPipeline {
       iterations = carried.iterations;
     pose.refresh();
     const report = solvePlan(c.plan, pose.solverPose, c.targets, c.settings);
-    if (report.maxResidual < residual) report.iterations += iterations;
+    if (report.maxResidual < residual - c.plan.scratch.tolerance[0]) report.iterations += iterations;
     else continuity.takeBack(pose.block, report);
     return report;
   }

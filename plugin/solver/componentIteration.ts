@@ -106,8 +106,10 @@ export function iterateComponent(
   let bestAtRestart = Infinity;
   let bent = false;
   // Damped steps (dampedSteps.ts) move every joint toward every target at once, where the passes trade one
-  // effector's error for another's; a round is taken each time the passes stall on a better pose than the
-  // last round started from. Not with continuum sections: the steps turn joints one by one.
+  // effector's error for another's; a round is taken each time the passes stall, within length, on a better
+  // pose than the last round started from (out of reach the passes' best pose is the answer: a round there
+  // trades it for the least-squares one, and frames held still alternated between the two). Not with
+  // continuum sections: the steps turn joints one by one.
   const dampable = branched && !damped && !stretches(plan, c) && !hasContinuumSections(plan, c);
   let bestAtDamped = Infinity;
   let iteration = 0;
@@ -162,7 +164,7 @@ export function iterateComponent(
       continue;
     }
     if (remaining === 0) break;
-    if (handOver || (dampable && best < bestAtDamped - stall)) {
+    if (handOver || (dampable && withinLength && best < bestAtDamped - stall)) {
       bestAtDamped = best;
       restorePose(plan, c, positions, orientations);
       residualSum[0] = best;
