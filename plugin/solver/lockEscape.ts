@@ -176,7 +176,7 @@ function turnToward(
   }
   const step = escapeStep[0];
   if ((plan.scratch.flags[r] & (LIMIT_HINGE | LIMIT_FIXED)) === LIMIT_HINGE) {
-    aimAboutHinge(plan, r, orientations, step, escapeRelaxation[0]);
+    aimAboutHinge(plan, r, orientations);
   } else {
     quatFromUnitVectors(temp, R, temp, V, temp, W);
     const half = Math.acos(Math.min(1, Math.abs(temp[R + 3])));
@@ -247,13 +247,11 @@ function turnToward(
  * smaller by the cosine of how far the two directions leave the hinge's plane: on a twisted arm, whose
  * directions leave it far, the sweeps then crawled.
  */
-function aimAboutHinge(
-  plan: SolvePlan,
-  r: number,
-  orientations: Float64Array,
-  step: number,
-  relaxation: number,
-): void {
+function aimAboutHinge(plan: SolvePlan, r: number, orientations: Float64Array): void {
+  // The step and relaxation are read here, not handed over: a double passed to a call V8 did not inline is
+  // boxed (an escape's code is cold, and often not inlined).
+  const step = plan.scratch.escapeStep[0],
+    relaxation = plan.scratch.escapeRelaxation[0];
   quatRotate(temp, A, orientations, 4 * r, plan.limits.hingeAxis, 3 * r);
   const ax = temp[A],
     ay = temp[A + 1],
