@@ -176,7 +176,9 @@ export class CharacterPipeline {
     let report: SolveReport;
     try {
       report = solvePlan(plan, pose.solverPose, c.targets, c.settings);
-      if (carried && !report.converged) report = this._solveFromAnimation(c, report);
+      // Only a solve that spent its whole budget is stuck; one that stopped early has settled (out of reach).
+      if (carried && !report.converged && report.iterations >= c.settings.maxIterations!)
+        report = this._solveFromAnimation(c, report);
     } catch (error) {
       if (!this._warned) {
         this._warned = true;
@@ -206,8 +208,8 @@ export class CharacterPipeline {
   }
 
   /**
-   * A solve carried from the last frame that falls short is tried again from the animated pose: the carried
-   * pose may sit in a configuration the targets have moved out of. The carried answer is kept unless the
+   * A solve carried from the last frame that spends its budget and falls short is tried again from the
+   * animated pose: the carried pose may sit in a configuration the targets have moved out of. The carried answer is kept unless the
    * other comes nearer by more than the tolerance (out of reach both fall short, about equally, and taking
    * the nearer by rounding would switch between them from frame to frame).
    */

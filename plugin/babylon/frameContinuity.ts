@@ -25,36 +25,50 @@ import type { PoseBlock } from "./poseBlock.js";
 /** A turn closer to identity than this (quaternion components) is not carried. */
 const IDENTITY_EPSILON = 1e-12;
 
+/**
+ * The temporaries of a frame's continuity, shared by every character (the frames run one after another) and
+ * grown to the largest rig: a crowd's characters each keep only their turns.
+ */
+const shared = {
+  moved: new Uint8Array(0),
+  old: new Float64Array(0), // positions (3 per joint), then orientations (4 per joint)
+  kept: new Float64Array(0), // a pose as `old`, then the report's residuals, then its numbers (4)
+  keptOnLimit: new Uint8Array(0),
+  temp: new Float64Array(16),
+};
+
+function grow(jointCount: number, effectorCount: number): void {
+  if (shared.moved.length < jointCount) {
+    shared.moved = new Uint8Array(jointCount);
+    shared.old = new Float64Array(7 * jointCount);
+    shared.keptOnLimit = new Uint8Array(jointCount);
+  }
+  if (shared.kept.length < 7 * jointCount + effectorCount + 4)
+    shared.kept = new Float64Array(7 * jointCount + effectorCount + 4);
+}
+
 /** One character's carried turns, per joint; sized once per set of targets. */
 export class FrameContinuity {
   /** Whether the last frame wrote, so this one may start from it. */
   valid = false;
+  /** Per joint its turn (4 numbers), then per joint 1 where it is carried. */
   private readonly _turns: Float64Array;
-  private readonly _carried: Uint8Array;
-  private readonly _moved: Uint8Array;
-  private readonly _oldPositions: Float64Array;
-  private readonly _oldOrientations: Float64Array;
-  private readonly _temp = new Float64Array(16);
-  private readonly _keptPose: Float64Array;
-  private readonly _keptResiduals: Float64Array;
-  private readonly _keptOnLimit: Uint8Array;
-  private readonly _keptNumbers = new Float64Array(4);
+  private readonly _joints: number;
 
   constructor(jointCount: number, effectorCount: number) {
-    this._keptPose = new Float64Array(7 * jointCount);
-    this._keptResiduals = new Float64Array(effectorCount);
-    this._keptOnLimit = new Uint8Array(jointCount);
-    this._turns = new Float64Array(4 * jointCount);
-    this._carried = new Uint8Array(jointCount);
-    this._moved = new Uint8Array(jointCount);
-    this._oldPositions = new Float64Array(3 * jointCount);
-    this._oldOrientations = new Float64Array(4 * jointCount);
+    this._joints = jointCount;
+    this._turns = new Float64Array(5 * jointCount);
+    grow(jointCount, effectorCount);
   }
 
-  /** Forgets every turn: the next frame starts from its animated pose. */
+  /** The next frame starts from its animated pose. */
   reset(): void {
     this.valid = false;
-    this._carried.fill(0);
+  }
+
+  /** Joint `j` is not carried (it is written this frame and carries nothing, or not written). */
+  clear(j: number): void {
+    this._turns[4 * this._joints + j] = 0;
   }
 
   /** Joint `j` was written `written[wo..]` over its animated local rotation `animated[ao..]`. */
@@ -63,7 +77,7 @@ export class FrameContinuity {
     quatConjugateMultiply(turns, 4 * j, animated, ao, written, wo);
     if (turns[4 * j + 3] < 0) for (let i = 0; i < 4; i++) turns[4 * j + i] = -turns[4 * j + i];
     const w = turns[4 * j + 3];
-    this._carried[j] = Number.isFinite(w) && 1 - w > IDENTITY_EPSILON ? 1 : 0;
+    turns[4 * this._joints + j] = Number.isFinite(w) && 1 - w > IDENTITY_EPSILON ? 1 : 0;
   }
 
   /**
@@ -72,34 +86,34 @@ export class FrameContinuity {
    */
   apply(block: PoseBlock, parents: Int32Array, limits: JointLimits): void {
     const { positions, orientations, ints } = block;
-    const carried = this._carried,
-      moved = this._moved,
-      oldP = this._oldPositions,
-      oldO = this._oldOrientations,
-      temp = this._temp;
+    const turns = this._turns,
+      carriedAt = 4 * this._joints;
+    const { moved, old, temp } = shared;
+    const oldO = 3 * this._joints;
     const count = block.size;
     for (let k = 0; k < count; k++) {
       const j = ints[k];
       const p = parents[j];
       const parentMoved = p >= 0 && moved[p] === 1;
+      const carried = turns[carriedAt + j] === 1;
       moved[j] = 0;
-      if (!parentMoved && carried[j] === 0) continue;
+      if (!parentMoved && !carried) continue;
       const j3 = 3 * j,
         j4 = 4 * j;
-      for (let i = 0; i < 3; i++) oldP[j3 + i] = positions[j3 + i];
-      for (let i = 0; i < 4; i++) oldO[j4 + i] = orientations[j4 + i];
+      for (let i = 0; i < 3; i++) old[j3 + i] = positions[j3 + i];
+      for (let i = 0; i < 4; i++) old[oldO + j4 + i] = orientations[j4 + i];
       if (parentMoved) {
         // Where the joint sits and how it turns in its parent's frame, before; the same under the parent now.
         const p3 = 3 * p,
           p4 = 4 * p;
-        for (let i = 0; i < 3; i++) temp[i] = oldP[j3 + i] - oldP[p3 + i];
-        quatRotateInverse(temp, 0, oldO, p4, temp, 0);
+        for (let i = 0; i < 3; i++) temp[i] = old[j3 + i] - old[p3 + i];
+        quatRotateInverse(temp, 0, old, oldO + p4, temp, 0);
         quatRotate(temp, 0, orientations, p4, temp, 0);
         for (let i = 0; i < 3; i++) positions[j3 + i] = positions[p3 + i] + temp[i];
-        quatConjugateMultiply(temp, 4, oldO, p4, oldO, j4);
+        quatConjugateMultiply(temp, 4, old, oldO + p4, old, oldO + j4);
         quatMultiply(orientations, j4, orientations, p4, temp, 4);
       }
-      if (carried[j] === 1) this._turn(j, p, orientations, limits);
+      if (carried) this._turn(j, p, orientations, limits);
       quatNormalize(orientations, j4);
       moved[j] = 1;
     }
@@ -111,7 +125,7 @@ export class FrameContinuity {
    * then be written outside them, a little more each frame).
    */
   private _turn(j: number, p: number, orientations: Float64Array, limits: JointLimits): void {
-    const temp = this._temp;
+    const temp = shared.temp;
     const j4 = 4 * j;
     if (p >= 0) quatConjugateMultiply(temp, 0, orientations, 4 * p, orientations, j4);
     else for (let i = 0; i < 4; i++) temp[i] = orientations[j4 + i];
@@ -127,31 +141,36 @@ export class FrameContinuity {
 
   /** Keeps the solved pose and its report aside, to take back with {@link takeBack}. */
   keep(block: PoseBlock, report: SolveReport): void {
-    const kept = this._keptPose;
-    kept.set(block.positions);
-    kept.set(block.orientations, block.positions.length);
-    this._keptResiduals.set(report.residuals);
-    this._keptOnLimit.set(report.onLimit);
-    const n = this._keptNumbers;
-    n[0] = report.iterations;
-    n[1] = report.converged ? 1 : 0;
-    n[2] = report.maxResidual;
-    n[3] = report.escapes;
+    const kept = shared.kept;
+    const { positions, orientations } = block;
+    const split = positions.length,
+      end = split + orientations.length;
+    kept.set(positions);
+    kept.set(orientations, split);
+    kept.set(report.residuals, end);
+    shared.keptOnLimit.set(report.onLimit);
+    const n = end + report.residuals.length;
+    kept[n] = report.iterations;
+    kept[n + 1] = report.converged ? 1 : 0;
+    kept[n + 2] = report.maxResidual;
+    kept[n + 3] = report.escapes;
   }
 
   /** Puts back the pose and report of {@link keep}; the iterations of the solve since are added. */
   takeBack(block: PoseBlock, report: SolveReport): void {
-    const kept = this._keptPose;
+    const kept = shared.kept;
     const { positions, orientations } = block;
-    const split = positions.length;
+    const residuals = report.residuals;
+    const split = positions.length,
+      end = split + orientations.length;
     for (let i = 0; i < split; i++) positions[i] = kept[i];
     for (let i = 0; i < orientations.length; i++) orientations[i] = kept[split + i];
-    report.residuals.set(this._keptResiduals);
-    report.onLimit.set(this._keptOnLimit);
-    const n = this._keptNumbers;
-    report.iterations += n[0];
-    report.converged = n[1] === 1;
-    report.maxResidual = n[2];
-    report.escapes += n[3];
+    for (let i = 0; i < residuals.length; i++) residuals[i] = kept[end + i];
+    report.onLimit.set(shared.keptOnLimit);
+    const n = end + residuals.length;
+    report.iterations += kept[n];
+    report.converged = kept[n + 1] === 1;
+    report.maxResidual = kept[n + 2];
+    report.escapes += kept[n + 3];
   }
 }

@@ -141,8 +141,8 @@ export class RotationBlend {
       touchEffectors = this._touchEffectorsAt;
     let count = 0;
     const continuity = this.continuity;
-    continuity.reset();
     for (let s = 0; s < m; s++) {
+      continuity.clear(layout[s]);
       let weight = 0;
       for (let k = layout[starts + s]; k < layout[starts + s + 1]; k++) {
         const w = numbersIn[blendAt + layout[touchEffectors + k]];
