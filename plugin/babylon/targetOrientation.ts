@@ -1,3 +1,4 @@
+import { quaternionToRows, rowsToQuaternion } from "../rig/index.js";
 import type { QuaternionLike } from "./targetBinding.js";
 
 /*
@@ -44,26 +45,18 @@ export function quaternionRotationToModel(
   out: Float64Array,
   o: number,
 ): boolean {
-  let x = q.x,
+  const x = q.x,
     y = q.y,
     z = q.z,
     w = q.w;
   const len = Math.sqrt(x * x + y * y + z * z + w * w);
   if (!(len > 0) || !Number.isFinite(len)) return false;
-  x /= len;
-  y /= len;
-  z /= len;
-  w /= len;
-  // Rows are the images of the x, y and z axes (Babylon's row-vector layout of Matrix.FromQuaternion).
-  rows[0] = 1 - 2 * (y * y + z * z);
-  rows[1] = 2 * (x * y + w * z);
-  rows[2] = 2 * (x * z - w * y);
-  rows[3] = 2 * (x * y - w * z);
-  rows[4] = 1 - 2 * (x * x + z * z);
-  rows[5] = 2 * (y * z + w * x);
-  rows[6] = 2 * (x * z + w * y);
-  rows[7] = 2 * (y * z - w * x);
-  rows[8] = 1 - 2 * (x * x + y * y);
+  // The unit quaternion into rows[0..3], read whole before its rows overwrite it.
+  rows[0] = x / len;
+  rows[1] = y / len;
+  rows[2] = z / len;
+  rows[3] = w / len;
+  quaternionToRows(rows, 0, rows, 0);
   return rowsToModel(worldToModel, modelMirrored, out, o);
 }
 
@@ -95,7 +88,7 @@ function rowsToModel(
   rows[6] = rows[1] * rows[5] - rows[2] * rows[4];
   rows[7] = rows[2] * rows[3] - rows[0] * rows[5];
   rows[8] = rows[0] * rows[4] - rows[1] * rows[3];
-  rowsToQuaternion(rows, out, o);
+  rowsToQuaternion(rows, 0, out, o);
   return true;
 }
 
@@ -121,47 +114,4 @@ function normalizeRow(r: Float64Array, row: number): boolean {
   r[o + 1] /= len;
   r[o + 2] /= len;
   return true;
-}
-
-/**
- * A proper rotation given by the images of the axes (row i = image of axis i) as a unit quaternion, by the
- * largest of w, x, y, z (Shepperd's method, stable for every rotation).
- */
-export function rowsToQuaternion(r: ArrayLike<number>, out: Float64Array, o: number): void {
-  // In column terms M[i][j] = r[3j + i].
-  const m00 = r[0],
-    m11 = r[4],
-    m22 = r[8];
-  const trace = m00 + m11 + m22;
-  let x: number, y: number, z: number, w: number;
-  if (trace > 0) {
-    const s = 2 * Math.sqrt(trace + 1);
-    w = s / 4;
-    x = (r[5] - r[7]) / s;
-    y = (r[6] - r[2]) / s;
-    z = (r[1] - r[3]) / s;
-  } else if (m00 > m11 && m00 > m22) {
-    const s = 2 * Math.sqrt(1 + m00 - m11 - m22);
-    w = (r[5] - r[7]) / s;
-    x = s / 4;
-    y = (r[3] + r[1]) / s;
-    z = (r[6] + r[2]) / s;
-  } else if (m11 > m22) {
-    const s = 2 * Math.sqrt(1 + m11 - m00 - m22);
-    w = (r[6] - r[2]) / s;
-    x = (r[3] + r[1]) / s;
-    y = s / 4;
-    z = (r[7] + r[5]) / s;
-  } else {
-    const s = 2 * Math.sqrt(1 + m22 - m00 - m11);
-    w = (r[1] - r[3]) / s;
-    x = (r[6] + r[2]) / s;
-    y = (r[7] + r[5]) / s;
-    z = s / 4;
-  }
-  const len = Math.sqrt(x * x + y * y + z * z + w * w);
-  out[o] = x / len;
-  out[o + 1] = y / len;
-  out[o + 2] = z / len;
-  out[o + 3] = w / len;
 }

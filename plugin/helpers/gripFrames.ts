@@ -4,7 +4,9 @@ import {
   quatMultiply,
   quatMultiplyConjugate,
   quatRotate,
+  quaternionToRows,
   quatScaleAngle,
+  rowsToQuaternion,
   transformDirection,
 } from "../rig/index.js";
 
@@ -193,20 +195,7 @@ export function modelRotationToWorld(
   modelToWorld: Float64Array,
   mirrored: boolean,
 ): void {
-  const x = q[qo],
-    y = q[qo + 1],
-    z = q[qo + 2],
-    w = q[qo + 3];
-  // Rows are the images of the x, y and z axes (Babylon's row-vector layout of Matrix.FromQuaternion).
-  rows[0] = 1 - 2 * (y * y + z * z);
-  rows[1] = 2 * (x * y + w * z);
-  rows[2] = 2 * (x * z - w * y);
-  rows[3] = 2 * (x * y - w * z);
-  rows[4] = 1 - 2 * (x * x + z * z);
-  rows[5] = 2 * (y * z + w * x);
-  rows[6] = 2 * (x * z + w * y);
-  rows[7] = 2 * (y * z - w * x);
-  rows[8] = 1 - 2 * (x * x + y * y);
+  quaternionToRows(q, qo, rows, 0);
   for (let r = 0; r < 3; r++) {
     transformDirection(rows, 3 * r, modelToWorld, rows, 3 * r);
     const len = Math.sqrt(rows[3 * r] ** 2 + rows[3 * r + 1] ** 2 + rows[3 * r + 2] ** 2);
@@ -216,45 +205,5 @@ export function modelRotationToWorld(
     rows[3 * r + 1] *= s;
     rows[3 * r + 2] *= s;
   }
-  rowsToQuaternion(out, o);
-}
-
-/** The unit quaternion of the rotation whose axis images are `rows` (row-vector layout). */
-function rowsToQuaternion(out: Float64Array, o: number): void {
-  // m[i][j] of the column-vector matrix is rows[3 * j + i].
-  const m00 = rows[0],
-    m11 = rows[4],
-    m22 = rows[8];
-  const trace = m00 + m11 + m22;
-  let x: number, y: number, z: number, w: number;
-  if (trace > 0) {
-    const s = 0.5 / Math.sqrt(trace + 1);
-    w = 0.25 / s;
-    x = (rows[5] - rows[7]) * s;
-    y = (rows[6] - rows[2]) * s;
-    z = (rows[1] - rows[3]) * s;
-  } else if (m00 > m11 && m00 > m22) {
-    const s = 2 * Math.sqrt(1 + m00 - m11 - m22);
-    w = (rows[5] - rows[7]) / s;
-    x = 0.25 * s;
-    y = (rows[3] + rows[1]) / s;
-    z = (rows[6] + rows[2]) / s;
-  } else if (m11 > m22) {
-    const s = 2 * Math.sqrt(1 + m11 - m00 - m22);
-    w = (rows[6] - rows[2]) / s;
-    x = (rows[3] + rows[1]) / s;
-    y = 0.25 * s;
-    z = (rows[7] + rows[5]) / s;
-  } else {
-    const s = 2 * Math.sqrt(1 + m22 - m00 - m11);
-    w = (rows[1] - rows[3]) / s;
-    x = (rows[6] + rows[2]) / s;
-    y = (rows[7] + rows[5]) / s;
-    z = 0.25 * s;
-  }
-  const len = Math.sqrt(x * x + y * y + z * z + w * w);
-  out[o] = x / len;
-  out[o + 1] = y / len;
-  out[o + 2] = z / len;
-  out[o + 3] = w / len;
+  rowsToQuaternion(rows, 0, out, o);
 }

@@ -3,6 +3,8 @@
  * per-frame maths stays in typed arrays).
  */
 
+import { rowsToQuaternion } from "../rig/index.js";
+
 /** Dot product of v[a..a+2] and v[b..b+2]. */
 export function dot3(v: Float64Array, a: number, b: number): number {
   return v[a] * v[b] + v[a + 1] * v[b + 1] + v[a + 2] * v[b + 2];
@@ -69,48 +71,8 @@ export function frameQuaternion(
   removeAlong(v, s + 3, s);
   if (!unit3(v, s + 3)) return false;
   cross3(v, s + 6, s, s + 3);
-  // Columns x = v[s..], y = v[s+3..], z = v[s+6..] of a rotation matrix, to a quaternion (Shepperd).
-  const m00 = v[s],
-    m10 = v[s + 1],
-    m20 = v[s + 2];
-  const m01 = v[s + 3],
-    m11 = v[s + 4],
-    m21 = v[s + 5];
-  const m02 = v[s + 6],
-    m12 = v[s + 7],
-    m22 = v[s + 8];
-  const trace = m00 + m11 + m22;
-  let x: number, y: number, z: number, w: number;
-  if (trace > 0) {
-    const k = 0.5 / Math.sqrt(trace + 1);
-    w = 0.25 / k;
-    x = (m21 - m12) * k;
-    y = (m02 - m20) * k;
-    z = (m10 - m01) * k;
-  } else if (m00 > m11 && m00 > m22) {
-    const k = 2 * Math.sqrt(1 + m00 - m11 - m22);
-    w = (m21 - m12) / k;
-    x = 0.25 * k;
-    y = (m01 + m10) / k;
-    z = (m02 + m20) / k;
-  } else if (m11 > m22) {
-    const k = 2 * Math.sqrt(1 + m11 - m00 - m22);
-    w = (m02 - m20) / k;
-    x = (m01 + m10) / k;
-    y = 0.25 * k;
-    z = (m12 + m21) / k;
-  } else {
-    const k = 2 * Math.sqrt(1 + m22 - m00 - m11);
-    w = (m10 - m01) / k;
-    x = (m02 + m20) / k;
-    y = (m12 + m21) / k;
-    z = 0.25 * k;
-  }
-  const len = Math.sqrt(x * x + y * y + z * z + w * w);
-  out[o] = x / len;
-  out[o + 1] = y / len;
-  out[o + 2] = z / len;
-  out[o + 3] = w / len;
+  // The axes' images v[s..], v[s+3..], v[s+6..], a row each, to a quaternion.
+  rowsToQuaternion(v, s, out, o);
   return true;
 }
 

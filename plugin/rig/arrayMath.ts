@@ -165,3 +165,66 @@ export function transformPoint(
   out[o + 1] = x * m[1] + y * m[5] + z * m[9] + m[13];
   out[o + 2] = x * m[2] + y * m[6] + z * m[10] + m[14];
 }
+
+/**
+ * rows[ro..ro+8] = the rotation of unit quaternion q[qo..] as the images of the x, y and z axes, a row each
+ * (Babylon's row-vector layout of `Matrix.FromQuaternion`).
+ */
+export function quaternionToRows(q: Float64Array, qo: number, rows: Float64Array, ro: number): void {
+  const x = q[qo],
+    y = q[qo + 1],
+    z = q[qo + 2],
+    w = q[qo + 3];
+  rows[ro] = 1 - 2 * (y * y + z * z);
+  rows[ro + 1] = 2 * (x * y + w * z);
+  rows[ro + 2] = 2 * (x * z - w * y);
+  rows[ro + 3] = 2 * (x * y - w * z);
+  rows[ro + 4] = 1 - 2 * (x * x + z * z);
+  rows[ro + 5] = 2 * (y * z + w * x);
+  rows[ro + 6] = 2 * (x * z + w * y);
+  rows[ro + 7] = 2 * (y * z - w * x);
+  rows[ro + 8] = 1 - 2 * (x * x + y * y);
+}
+
+/**
+ * A proper rotation given by the images of the axes (r[ro + 3i..] = image of axis i) as a unit quaternion,
+ * by the largest of w, x, y, z (Shepperd's method, stable for every rotation).
+ */
+export function rowsToQuaternion(r: ArrayLike<number>, ro: number, out: Float64Array, o: number): void {
+  // In column terms M[i][j] = r[ro + 3j + i].
+  const m00 = r[ro],
+    m11 = r[ro + 4],
+    m22 = r[ro + 8];
+  const trace = m00 + m11 + m22;
+  let x: number, y: number, z: number, w: number;
+  if (trace > 0) {
+    const s = 2 * Math.sqrt(trace + 1);
+    w = s / 4;
+    x = (r[ro + 5] - r[ro + 7]) / s;
+    y = (r[ro + 6] - r[ro + 2]) / s;
+    z = (r[ro + 1] - r[ro + 3]) / s;
+  } else if (m00 > m11 && m00 > m22) {
+    const s = 2 * Math.sqrt(1 + m00 - m11 - m22);
+    w = (r[ro + 5] - r[ro + 7]) / s;
+    x = s / 4;
+    y = (r[ro + 3] + r[ro + 1]) / s;
+    z = (r[ro + 6] + r[ro + 2]) / s;
+  } else if (m11 > m22) {
+    const s = 2 * Math.sqrt(1 + m11 - m00 - m22);
+    w = (r[ro + 6] - r[ro + 2]) / s;
+    x = (r[ro + 3] + r[ro + 1]) / s;
+    y = s / 4;
+    z = (r[ro + 7] + r[ro + 5]) / s;
+  } else {
+    const s = 2 * Math.sqrt(1 + m22 - m00 - m11);
+    w = (r[ro + 1] - r[ro + 3]) / s;
+    x = (r[ro + 6] + r[ro + 2]) / s;
+    y = (r[ro + 7] + r[ro + 5]) / s;
+    z = s / 4;
+  }
+  const len = Math.sqrt(x * x + y * y + z * z + w * w);
+  out[o] = x / len;
+  out[o + 1] = y / len;
+  out[o + 2] = z / len;
+  out[o + 3] = w / len;
+}

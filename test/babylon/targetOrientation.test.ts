@@ -1,6 +1,6 @@
 import { Matrix, Quaternion } from "@babylonjs/core/Maths/math.vector.js";
 import { describe, expect, it } from "vitest";
-import { rowsToQuaternion } from "../../plugin/babylon/targetOrientation.js";
+import { rowsToQuaternion } from "../../plugin/rig/arrayMath.js";
 import { random } from "./fabrikHarness.js";
 
 describe("rowsToQuaternion", () => {
@@ -19,7 +19,7 @@ describe("rowsToQuaternion", () => {
     const out = new Float64Array(4);
     for (const q of cases) {
       const m = Matrix.FromQuaternionToRef(q, new Matrix()).m;
-      rowsToQuaternion([m[0], m[1], m[2], m[4], m[5], m[6], m[8], m[9], m[10]], out, 0);
+      rowsToQuaternion([m[0], m[1], m[2], m[4], m[5], m[6], m[8], m[9], m[10]], 0, out, 0);
       const dot = Math.abs(out[0] * q.x + out[1] * q.y + out[2] * q.z + out[3] * q.w);
       // Babylon's matrices are float32.
       expect(dot).toBeGreaterThan(1 - 1e-12 - 1e-6);
