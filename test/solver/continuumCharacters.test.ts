@@ -10,6 +10,7 @@ import {
 } from "../../plugin/index.js";
 import { OWN_CHARACTERS, characterNamed, loadCharacter, noteIfMissing } from "../babylon/characters.js";
 import { random } from "./fixtures.js";
+import { cross, dot, norm, sub, type V3 } from "./continuumFixtures.js";
 
 /*
  * Continuum sections on real rigs: the project's tentacle (24 bones, shortening toward the tip, in three
@@ -17,23 +18,6 @@ import { random } from "./fixtures.js";
  * each rig's rest pose (so an arc reaches each), solved from the rest pose at default settings. Prints the
  * numbers docs/continuum.md reports.
  */
-
-type V3 = [number, number, number];
-const sub = (p: Float64Array, a: number, b: number): V3 => [
-  p[3 * b] - p[3 * a],
-  p[3 * b + 1] - p[3 * a + 1],
-  p[3 * b + 2] - p[3 * a + 2],
-];
-const norm = (v: V3): V3 => {
-  const l = Math.hypot(...v);
-  return [v[0] / l, v[1] / l, v[2] / l];
-};
-const cross = (a: V3, b: V3): V3 => [
-  a[1] * b[2] - a[2] * b[1],
-  a[2] * b[0] - a[0] * b[2],
-  a[0] * b[1] - a[1] * b[0],
-];
-const dot = (a: V3, b: V3) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 
 /**
  * The direction entering a section's base: its parent's bone, or for a root or a zero-length bone its first

@@ -58,14 +58,20 @@ export function planFor(chain: ContinuumChain, maxBend: number): SolvePlan {
   });
 }
 
-type V3 = [number, number, number];
-const dot = (a: V3, b: V3) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-const cross = (a: V3, b: V3): V3 => [
+export type V3 = [number, number, number];
+/** p[b] − p[a], for joint positions p (3 per joint). */
+export const sub = (p: Float64Array, a: number, b: number): V3 => [
+  p[3 * b] - p[3 * a],
+  p[3 * b + 1] - p[3 * a + 1],
+  p[3 * b + 2] - p[3 * a + 2],
+];
+export const dot = (a: V3, b: V3) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+export const cross = (a: V3, b: V3): V3 => [
   a[1] * b[2] - a[2] * b[1],
   a[2] * b[0] - a[0] * b[2],
   a[0] * b[1] - a[1] * b[0],
 ];
-const norm = (a: V3): V3 => {
+export const norm = (a: V3): V3 => {
   const l = Math.hypot(...a);
   return [a[0] / l, a[1] / l, a[2] / l];
 };

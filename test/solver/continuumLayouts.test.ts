@@ -9,6 +9,7 @@ import {
   solvePlan,
 } from "../../plugin/index.js";
 import { random } from "./fixtures.js";
+import { norm, sub, type V3 } from "./continuumFixtures.js";
 
 /*
  * Continuum sections where they are not a whole chain: between free bones, in branches of one component, with
@@ -16,17 +17,6 @@ import { random } from "./fixtures.js";
  * within its limit and every bone its length; targets are where the pose of random section bends puts the
  * effectors, so every one can be met.
  */
-
-type V3 = [number, number, number];
-const sub = (p: Float64Array, a: number, b: number): V3 => [
-  p[3 * b] - p[3 * a],
-  p[3 * b + 1] - p[3 * a + 1],
-  p[3 * b + 2] - p[3 * a + 2],
-];
-const norm = (v: V3): V3 => {
-  const l = Math.hypot(...v);
-  return [v[0] / l, v[1] / l, v[2] / l];
-};
 
 /** Largest spread of a section's joint bends over its bend; its bend; NaN-free, lengths kept (else throws). */
 function checkSections(
