@@ -173,6 +173,8 @@ export class CharacterPipeline {
       return;
     }
     if (carried) continuity.apply(pose.block, plan.rig.parents, plan.limits);
+    // A carried pose is last frame's answer: small target moves are tracked (solveSettings.ts).
+    c.settings.tracking = carried;
     let report: SolveReport;
     try {
       report = solvePlan(plan, pose.solverPose, c.targets, c.settings);
@@ -220,6 +222,7 @@ export class CharacterPipeline {
     const residual = carried.maxResidual,
       iterations = carried.iterations;
     pose.refresh();
+    c.settings.tracking = false;
     const report = solvePlan(c.plan, pose.solverPose, c.targets, c.settings);
     if (report.maxResidual < residual - c.plan.scratch.tolerance[0]) report.iterations += iterations;
     else continuity.takeBack(pose.block, report);

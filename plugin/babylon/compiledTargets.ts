@@ -92,16 +92,11 @@ export class CompiledTargets {
     const m = entries.length;
     // A foot at its shin's end gives the shin the orientation that ends it on the target.
     const match = Uint8Array.from(entries, (e) => (e.matchOrientation || e.shinEnd !== null ? 1 : 0));
-    // A pole decides a bend every frame, an orientation target (a foot on the ground, a shin's end) is aimed
-    // from the pose the targets are read in, and a lone two-bone limb is placed in closed form from the
-    // animation, exactly and continuously: none of them starts from the last frame.
+    // A pole decides a bend every frame, and an orientation target (a foot on the ground, a shin's end) is
+    // aimed from the pose the targets are read in: neither starts from the last frame. A lone two-bone limb
+    // does: placed in closed form from the animation, a straight limb (a T-pose's legs) has no bend of its
+    // own to keep, and its knee swung by 10-20° between frames.
     const fresh = Uint8Array.from(entries, (e, i) => (e.pole !== null || match[i] === 1 ? 1 : 0));
-    const plan = this.plan;
-    for (let c = 0; c < plan.componentCount; c++) {
-      const first = plan.componentEffectorStart[c];
-      if (plan.componentIsPath[c] === 1 && plan.chainLengths[plan.componentEffectors[first]] === 2)
-        fresh[plan.componentEffectors[first]] = 1;
-    }
     this.blend = new RotationBlend(this.plan, match, fresh);
     this.numbers = new Float64Array(3 + 16 * m);
     this._polesAt = 3 + 3 * m;
@@ -116,6 +111,7 @@ export class CompiledTargets {
       tolerance,
       maxIterations,
       poles: this.numbers.subarray(this._polesAt, this._polesAt + 3 * m),
+      tracking: false,
     };
     this.hasShinEnds = entries.some((e) => e.shinEnd !== null);
     this._sources = entries.map((e) => e.binding);

@@ -75,17 +75,7 @@ export function iterateComponent(
   const smallStep = targetsNearInput(plan, c, positions, targets);
   // A robot arm's escape is a damped step (dampedSteps.ts): local, so a small step may take it too.
   const damped = oriented && takesDampedSteps(plan, c);
-  // A two-bone limb is answered in closed form when its joints' limits allow it.
   const branched = oriented && !plan.componentIsPath[c];
-  if (
-    oriented &&
-    !branched &&
-    placeTwoBoneLimb(plan, plan.componentEffectors[firstEffector], positions, orientations, targets)
-  ) {
-    measureResiduals(plan, firstEffector, lastEffector, positions, targets);
-    if (maxResidual[0] <= tolerance) return 1;
-    // (Out of the hinge's reach after all, by rounding: the passes take it from here.)
-  }
   foldChains(plan, c, positions, orientations, targets, false);
   seedTwoBoneChain(plan, c, positions, targets);
 

@@ -6,6 +6,8 @@ import { hasLimit, keepsLimits } from "./limitCheck.js";
 import { clearOnLimit, restorePose, savePose } from "./componentPose.js";
 import type { SolvePlan } from "./plan.js";
 import { measureResiduals } from "./residuals.js";
+import { trackTargets } from "./trackingSteps.js";
+import { placeTwoBoneLimb } from "./twoBoneLimb.js";
 
 /*
  * One component's solve: nothing when its effectors already meet their targets, else the passes it needs:
@@ -31,7 +33,10 @@ export function needsOrientedPasses(plan: SolvePlan, c: number): boolean {
   return false;
 }
 
-/** Returns the iterations used by one independent component. */
+/**
+ * Returns the iterations used by one independent component. `tracking`: the input is last frame's answer
+ * (see {@link trackTargets}).
+ */
 export function solveComponent(
   plan: SolvePlan,
   c: number,
@@ -40,6 +45,7 @@ export function solveComponent(
   targets: Float64Array,
   maxIterations: number,
   poles: Float64Array,
+  tracking: boolean,
 ): number {
   const maxResidual = plan.scratch.maxResidual;
   const tolerance = plan.scratch.tolerance[0];
@@ -51,6 +57,21 @@ export function solveComponent(
   if (maxResidual[0] <= tolerance) return 0;
 
   const oriented = plan.scratch.componentOriented[c] === 1;
+  // A two-bone limb is answered in closed form when its joints' limits allow it, from the bend it has.
+  if (
+    oriented &&
+    plan.componentIsPath[c] === 1 &&
+    placeTwoBoneLimb(plan, plan.componentEffectors[firstEffector], positions, orientations, targets)
+  ) {
+    measureResiduals(plan, firstEffector, lastEffector, positions, targets);
+    if (maxResidual[0] <= tolerance) return 1;
+    // (Out of the hinge's reach after all, by rounding: the passes take it from here.)
+  }
+  // Last frame's answer, the targets moved a little: followed with the least turning, when that converges.
+  if (tracking) {
+    const tracked = trackTargets(plan, c, positions, orientations, targets, maxIterations);
+    if (tracked > 0) return tracked;
+  }
   if (!oriented) {
     if (straightenIfOutOfReach(plan, c, positions, targets)) {
       orientChainFromPositions(plan, c, positions, orientations);

@@ -24,8 +24,8 @@ import { measureResiduals } from "./residuals.js";
  * squares lowers (the sum of distances is not smooth where an effector sits on its target).
  */
 
-/** Damping, as a fraction of the component's reach: its starting value, and where the steps give up. */
-const DAMPING = 0.05;
+/** Damping as a fraction of the component's reach: its usual start (in percent: an integer), and the end. */
+export const DAMPING_PERCENT = 5;
 const MAX_DAMPING = 10;
 /** The largest turn of any joint in one step (radians): the linear model holds only so far. */
 const MAX_TURN = 0.5;
@@ -75,8 +75,8 @@ export function stretches(plan: SolvePlan, c: number): boolean {
 }
 
 /**
- * Up to `maxSteps` damped steps on component c from the pose given (its orientations must be the oriented
- * passes': every active joint's and the base's). Returns the steps taken. The pose left is the best reached,
+ * Up to `maxSteps` damped steps on component c from the pose given (orientations as the oriented passes
+ * keep them), damped from `dampingPercent` of its reach. Returns the steps taken; leaves the best pose reached,
  * within every limit, residuals measured; nothing changes when no step helps.
  */
 export function dampedSteps(
@@ -86,6 +86,7 @@ export function dampedSteps(
   orientations: Float64Array,
   targets: Float64Array,
   maxSteps: number,
+  dampingPercent = DAMPING_PERCENT,
 ): number {
   const first = plan.componentEffectorStart[c],
     last = plan.componentEffectorStart[c + 1];
@@ -100,7 +101,7 @@ export function dampedSteps(
   if (!(reach > 0)) return 0;
   // Doubles live in `numbers`, not in locals handed across calls: a double passed to or returned from a call
   // V8 did not inline is boxed, an allocation per step.
-  numbers[DAMPING_AT] = DAMPING * reach;
+  numbers[DAMPING_AT] = 0.01 * dampingPercent * reach;
   clearHeld(plan, c);
   measureResiduals(plan, first, last, positions, targets);
   squaredError(plan, first, last, ERROR_AT);

@@ -42,6 +42,7 @@ export function solvePlan(
   // therefore travels to the helpers through the plan's scratch instead.
   plan.scratch.tolerance[0] = settings.tolerance ?? DEFAULT_TOLERANCE;
   const poles = settings.poles ?? NO_POLES;
+  const tracking = settings.tracking === true;
 
   const oriented = plan.scratch.componentOriented;
   for (let c = 0; c < plan.componentCount; c++) oriented[c] = needsOrientedPasses(plan, c) ? 1 : 0;
@@ -59,7 +60,7 @@ export function solvePlan(
       followBase(plan, c, positions, orientations);
       moved[c] = 1;
     }
-    const used = solveComponent(plan, c, positions, orientations, targets, maxIterations, poles);
+    const used = solveComponent(plan, c, positions, orientations, targets, maxIterations, poles, tracking);
     if (used > iterations) iterations = used;
     if (used > 0) moved[c] = 1;
     if (moved[c]) carryPassives(plan, c, positions, orientations);

@@ -7,30 +7,24 @@ import { quatConjugateMultiply, quatRotate, quatRotateInverse } from "./quaterni
  */
 export function measurePose(plan: SolvePlan, positions: Float64Array, orientations: Float64Array): void {
   const parents = plan.rig.parents;
-  const { inputLocal, componentOriented } = plan.scratch;
+  const inputLocal = plan.scratch.inputLocal;
   for (let c = 0; c < plan.componentCount; c++) {
     const b = plan.componentBase[c];
     const p = parents[b];
     if (p >= 0) quatConjugateMultiply(inputLocal, 4 * b, orientations, 4 * p, orientations, 4 * b);
     else for (let i = 0; i < 4; i++) inputLocal[4 * b + i] = orientations[4 * b + i];
-    // The fast path needs only lengths and directions for the joints it solves (see orientChainFromPositions).
-    const full = componentOriented[c] === 1 || plan.componentParent[c] >= 0;
+    // Every component is measured whole, the fast path's too: tracking steps (trackingSteps.ts) turn its
+    // joints as rigid frames.
     for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++) {
-      measureJoint(plan, plan.activeJoints[k], positions, orientations, full);
+      measureJoint(plan, plan.activeJoints[k], positions, orientations);
     }
     for (let k = plan.passiveStart[c]; k < plan.passiveStart[c + 1]; k++) {
-      measureJoint(plan, plan.passiveJoints[k], positions, orientations, true);
+      measureJoint(plan, plan.passiveJoints[k], positions, orientations);
     }
   }
 }
 
-function measureJoint(
-  plan: SolvePlan,
-  j: number,
-  positions: Float64Array,
-  orientations: Float64Array,
-  full: boolean,
-): void {
+function measureJoint(plan: SolvePlan, j: number, positions: Float64Array, orientations: Float64Array): void {
   const p = plan.rig.parents[j];
   const { restPositions, restOrientations } = plan.rig;
   const { boneLength, inputDirection, localOffset, inputLocal } = plan.scratch;
@@ -45,7 +39,7 @@ function measureJoint(
     inputDirection[j3] = dx / len;
     inputDirection[j3 + 1] = dy / len;
     inputDirection[j3 + 2] = dz / len;
-    if (full) quatRotateInverse(localOffset, j3, orientations, 4 * p, inputDirection, j3);
+    quatRotateInverse(localOffset, j3, orientations, 4 * p, inputDirection, j3);
   } else {
     // A zero-length bone has no direction of its own: borrow the rest pose's, or the parent's +Y.
     const rx = restPositions[j3] - restPositions[p3],
@@ -64,5 +58,5 @@ function measureJoint(
     }
     quatRotate(inputDirection, j3, orientations, 4 * p, localOffset, j3);
   }
-  if (full) quatConjugateMultiply(inputLocal, 4 * j, orientations, 4 * p, orientations, 4 * j);
+  quatConjugateMultiply(inputLocal, 4 * j, orientations, 4 * p, orientations, 4 * j);
 }

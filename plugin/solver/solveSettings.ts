@@ -5,6 +5,13 @@ export interface SolveSettings {
   maxIterations?: number;
   /** Pole points, x y z per effector (only read for effectors compiled with `pole: true`). */
   poles?: Float64Array;
+  /**
+   * The input pose is the last frame's answer and the targets moved a little since: follow them first with
+   * damped least-squares steps, which turn all joints by the least total rotation (smooth from frame to
+   * frame, where the passes swing the bones nearest each effector most), and fall back to the passes when
+   * those steps do not converge at once. Default false.
+   */
+  tracking?: boolean;
 }
 
 export const DEFAULT_TOLERANCE = 1e-3;
