@@ -58,14 +58,16 @@ export function solveComponent(
 
   const oriented = plan.scratch.componentOriented[c] === 1;
   // A two-bone limb is answered in closed form when its joints' limits allow it, from the bend it has.
-  if (
-    oriented &&
-    plan.componentIsPath[c] === 1 &&
-    placeTwoBoneLimb(plan, plan.componentEffectors[firstEffector], positions, orientations, targets)
-  ) {
-    measureResiduals(plan, firstEffector, lastEffector, positions, targets);
-    if (maxResidual[0] <= tolerance) return 1;
-    // (Out of the hinge's reach after all, by rounding: the passes take it from here.)
+  if (oriented && plan.componentIsPath[c] === 1) {
+    savePose(plan, c, positions, orientations);
+    if (placeTwoBoneLimb(plan, plan.componentEffectors[firstEffector], positions, orientations, targets)) {
+      measureResiduals(plan, firstEffector, lastEffector, positions, targets);
+      if (maxResidual[0] <= tolerance) return 1;
+      // Out of the hinge's reach after all, by rounding: the passes start from the input, as every pass
+      // measures its turns from it.
+      restorePose(plan, c, positions, orientations);
+      measureResiduals(plan, firstEffector, lastEffector, positions, targets);
+    }
   }
   // Last frame's answer, the targets moved a little: followed with the least turning, when that converges.
   if (tracking) {
