@@ -24,6 +24,13 @@ const DAMPING = 0.05;
 const MAX_DAMPING = 10;
 /** Re-solves of one step after joints were found pressing on their limits. */
 const MAX_REFITS = 4;
+/**
+ * With `untilSlow`, the steps stop once a kept step removes less than this fraction of the squared error: a
+ * minimum that is not the answer, where further steps only creep along a limit. A robot arm's escape stops
+ * there and spends the rest of the budget on restarts: sliding along a limit on, the PUMA 560's escapes took
+ * 40 steps each.
+ */
+const SLOW_GAIN = 0.02;
 
 /** True for a component of hinges and fixed joints only, none stretching: a robot arm. */
 export function takesDampedSteps(plan: SolvePlan, c: number): boolean {
@@ -46,7 +53,8 @@ export function stretches(plan: SolvePlan, c: number): boolean {
 /**
  * Up to `maxSteps` damped steps on component c from the pose given (its orientations must be the oriented
  * passes': every active joint's and the base's). Returns the steps taken. The pose left is the best reached,
- * within every limit, residuals measured; nothing changes when no step helps.
+ * within every limit, residuals measured; nothing changes when no step helps. With `untilSlow`, the steps also
+ * stop where they gain little ({@link SLOW_GAIN}).
  */
 export function dampedSteps(
   plan: SolvePlan,
@@ -55,6 +63,7 @@ export function dampedSteps(
   orientations: Float64Array,
   targets: Float64Array,
   maxSteps: number,
+  untilSlow: boolean,
 ): number {
   const first = plan.componentEffectorStart[c],
     last = plan.componentEffectorStart[c + 1];
@@ -96,7 +105,9 @@ export function dampedSteps(
     measureResiduals(plan, first, last, positions, targets);
     squaredError(plan, first, last, NEXT_AT);
     if (damped.numbers[NEXT_AT] < damped.numbers[ERROR_AT]) {
+      const slow = untilSlow && damped.numbers[NEXT_AT] > (1 - SLOW_GAIN) * damped.numbers[ERROR_AT];
       damped.numbers[ERROR_AT] = damped.numbers[NEXT_AT];
+      if (slow) break;
       damped.numbers[DAMPING_AT] *= 0.5;
       // A new pose: the limits it presses on are found again.
       refits = 0;
