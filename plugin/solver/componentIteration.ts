@@ -246,7 +246,9 @@ export function iterateComponent(
     // The sweep's step scales with the error of the pose it starts from.
     residualSum[0] = best;
     plan.scratch.escapeAttempt[0] = attempts;
-    iteration += escapeLock(plan, c, positions, orientations, targets, remaining);
+    // A small step never restarts, so its damped steps go on while they gain anything (sliding along a limit
+    // to the answer); otherwise they stop where they gain little, leaving the budget to restarts.
+    iteration += escapeLock(plan, c, positions, orientations, targets, remaining, !smallStep);
     escapes++;
     // The sweeps keep every limit, so what they reach is a candidate like any pass's: the pass that follows
     // may well undo it (that is the lock), and it may already be the answer.

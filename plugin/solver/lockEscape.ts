@@ -67,8 +67,9 @@ const A = 24;
 const LIMIT = 32;
 
 /**
- * One escape of component c from the pose given: sweeps, or a robot arm's damped steps (at most `remaining`).
- * Returns the iterations it used: the damped steps it took (the sweeps are not counted).
+ * One escape of component c from the pose given: sweeps, or a robot arm's damped steps (at most `remaining`;
+ * with `untilSlow`, only while they gain, when a restart is there to spend the rest on). Returns the iterations
+ * it used: the damped steps it took (the sweeps are not counted).
  */
 export function escapeLock(
   plan: SolvePlan,
@@ -77,6 +78,7 @@ export function escapeLock(
   orientations: Float64Array,
   targets: Float64Array,
   remaining: number,
+  untilSlow: boolean,
 ): number {
   const { effectorPath, effectorPathStart, effectorJoints, componentEffectors, activeJoints } = plan;
   const { boneLength, residualSum, maxResidual, escapeStep, escapeRelaxation } = plan.scratch;
@@ -92,7 +94,7 @@ export function escapeLock(
   // A robot arm (hinges only) takes damped steps instead of the sweeps: see dampedSteps.ts.
   if (takesDampedSteps(plan, c)) {
     const steps = Math.min(DAMPED_ESCAPE_STEPS, remaining);
-    return dampedSteps(plan, c, positions, orientations, targets, steps, true);
+    return dampedSteps(plan, c, positions, orientations, targets, steps, untilSlow);
   }
   const first = plan.componentEffectorStart[c],
     last = plan.componentEffectorStart[c + 1];
