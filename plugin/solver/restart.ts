@@ -51,9 +51,8 @@ export function restartComponent(
   // Every start is inside every limit.
   clearOnLimit(plan, c);
   temp[FIRST] = plan.rotatingStart[c];
-  temp[SPREAD] = takesDampedSteps(plan, c)
-    ? sequenceBase(plan.rotatingStart[c + 1] - plan.rotatingStart[c])
-    : 0;
+  temp[SPREAD] = 0;
+  if (takesDampedSteps(plan, c)) sequenceBase(plan.rotatingStart[c + 1] - plan.rotatingStart[c]);
   startLocal(plan, b, k, temp);
   const p = parents[b];
   if (p >= 0) quatMultiply(orientations, 4 * b, orientations, 4 * p, temp, L);
@@ -159,10 +158,11 @@ function scatterSwing(plan: SolvePlan, j: number, k: number, temp: Float64Array)
 }
 
 /** g, the root of x^(d+1) = x + 1 above 1, for d joints (the golden ratio for one, the plastic number for two). */
-function sequenceBase(d: number): number {
+function sequenceBase(d: number): void {
+  // Into temp, not returned: a double returned from a call V8 did not inline is boxed.
   let g = 1.5;
   for (let i = 0; i < 32; i++) g = Math.pow(1 + g, 1 / (d + 1));
-  return g;
+  temp[SPREAD] = g;
 }
 
 /** Restart k's fraction of the range of joint j, the i-th rotating joint of its hinge chain: frac(1/2 + k / g^(i+1)). */
