@@ -1,19 +1,21 @@
 import { damped } from "./dampedScratch.js";
+import { countSlides, fillSlideColumns } from "./dampedSlides.js";
 import { LIMIT_FIXED, LIMIT_HINGE } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
 import { quatRotate } from "./quaternion.js";
 
 /*
  * The Jacobian of a damped step (dampedSteps.ts): its columns (a hinge's axis, or a joint's three model
- * axes, less the direction a joint pressing on its limit is blocked in) and how each effector moves per radian
- * about each, with the weighted residuals beside it.
+ * axes, less the direction a joint pressing on its limit is blocked in; then a stretching bone's direction,
+ * dampedSlides.ts) and how each effector moves per radian about each (per unit of length along it), with the
+ * weighted residuals beside it.
  */
 
 /** A hinge axis in model space. */
 const temp = new Float64Array(3);
 const V = 0;
 
-/** The columns of component c: one a hinge, three any other rotating joint, none a fixed one. */
+/** The columns of component c: one a hinge, three any other rotating joint, none a fixed one; one a stretching bone. */
 export function countColumns(plan: SolvePlan, c: number): number {
   const flags = plan.scratch.flags;
   let cols = 0;
@@ -21,11 +23,16 @@ export function countColumns(plan: SolvePlan, c: number): number {
     const f = flags[plan.rotatingJoints[ri]];
     if (!(f & LIMIT_FIXED)) cols += f & LIMIT_HINGE ? 1 : 3;
   }
-  return cols;
+  return cols + countSlides(plan, c);
 }
 
 /** Each column's joint and model-space axis: a hinge's own axis, else X, Y and Z; zero for a held joint. */
-export function fillColumns(plan: SolvePlan, c: number, orientations: Float64Array): void {
+export function fillColumns(
+  plan: SolvePlan,
+  c: number,
+  positions: Float64Array,
+  orientations: Float64Array,
+): void {
   const { blocked, columnAxis, columnJoint, held } = damped;
   const flags = plan.scratch.flags;
   const limits = plan.limits;
@@ -48,6 +55,8 @@ export function fillColumns(plan: SolvePlan, c: number, orientations: Float64Arr
       for (let i = 0; i < 3; i++) columnAxis[3 * col + i] = (i === a ? 1 : 0) - n * blocked[3 * r + i];
     }
   }
+  damped.turnColumns = col;
+  fillSlideColumns(plan, c, positions, col);
 }
 
 /** J (rows × cols, row-major): how each effector moves per radian about each column's axis; r = w (target − effector). */
@@ -59,7 +68,7 @@ export function fillJacobian(
   rows: number,
   cols: number,
 ): void {
-  const { columnAxis, columnJoint, jacobian, rhs } = damped;
+  const { columnAxis, columnJoint, jacobian, rhs, turnColumns } = damped;
   const { componentEffectors, effectorJoints, effectorWeights } = plan;
   const first = plan.componentEffectorStart[c];
   jacobian.fill(0, 0, rows * cols);
@@ -72,6 +81,12 @@ export function fillJacobian(
     if (w === 0) continue;
     for (let col = 0; col < cols; col++) {
       const r = columnJoint[col];
+      if (col >= turnColumns) {
+        // A stretching bone moves its own joint too.
+        if (r !== ej && !moves(plan, r, ej)) continue;
+        for (let i = 0; i < 3; i++) jacobian[(row + i) * cols + col] = w * columnAxis[3 * col + i];
+        continue;
+      }
       if (!moves(plan, r, ej)) continue;
       const dx = positions[3 * ej] - positions[3 * r],
         dy = positions[3 * ej + 1] - positions[3 * r + 1],

@@ -20,9 +20,13 @@ export const damped = {
   rhs: new Float64Array(0),
   /** Each joint's turn of the step, in model space (3 a joint). */
   turns: new Float64Array(0),
-  /** Each column's joint and model-space axis. */
+  /**
+   * Each column's joint and model-space axis: the turns' columns first, then from `turnColumns` on the
+   * slides' (a stretching bone's direction; dampedSlides.ts).
+   */
   columnJoint: new Int32Array(0),
   columnAxis: new Float64Array(0),
+  turnColumns: 0,
   /** 1 for a joint pressing on its limit in the current step, and the direction it blocks (3 a joint). */
   held: new Uint8Array(0),
   blocked: new Float64Array(0),

@@ -2,6 +2,7 @@ import { copyOnLimit, copyPose } from "./componentPose.js";
 import { countColumns, fillColumns, fillJacobian } from "./dampedJacobian.js";
 import { solveDamped } from "./dampedLeastSquares.js";
 import { damped, DAMPING_AT, ERROR_AT, growDampedScratch, NEXT_AT } from "./dampedScratch.js";
+import { readSlideLengths } from "./dampedSlides.js";
 import { takeStep } from "./dampedTurns.js";
 import { LIMIT_FIXED, LIMIT_HINGE, LIMIT_STRETCH } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
@@ -32,17 +33,18 @@ const MAX_REFITS = 4;
  */
 const SLOW_GAIN = 0.02;
 
-/** True for a component of hinges and fixed joints only, none stretching: a robot arm. */
+/**
+ * True for a component of hinges and fixed joints only, whose bones may stretch (a slider): a robot arm. The
+ * stretching bones are columns of their own (dampedSlides.ts).
+ */
 export function takesDampedSteps(plan: SolvePlan, c: number): boolean {
   const flags = plan.scratch.flags;
-  for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++) {
-    const f = flags[plan.rotatingJoints[ri]];
-    if (!(f & (LIMIT_HINGE | LIMIT_FIXED)) || f & LIMIT_STRETCH) return false;
-  }
-  return !stretches(plan, c);
+  for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++)
+    if (!(flags[plan.rotatingJoints[ri]] & (LIMIT_HINGE | LIMIT_FIXED))) return false;
+  return true;
 }
 
-/** True when a bone of component c may stretch (the steps keep lengths, so they leave such components alone). */
+/** True when a bone of component c may stretch (the rounds for branched bodies leave such components alone). */
 export function stretches(plan: SolvePlan, c: number): boolean {
   const flags = plan.scratch.flags;
   for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++)
@@ -90,7 +92,7 @@ export function dampedSteps(
     damped.numbers[DAMPING_AT] <= MAX_DAMPING * reach
   ) {
     steps++;
-    fillColumns(plan, c, orientations);
+    fillColumns(plan, c, positions, orientations);
     fillJacobian(plan, c, positions, targets, rows, cols);
     if (!solveDamped(damped.jacobian, damped.normal, damped.rhs, rows, cols, damped.numbers, DAMPING_AT))
       break;
@@ -118,6 +120,7 @@ export function dampedSteps(
       damped.numbers[DAMPING_AT] *= 4;
     }
   }
+  readSlideLengths(plan, c, positions);
   return steps;
 }
 
@@ -142,6 +145,9 @@ function keep(
 function clearHeld(plan: SolvePlan, c: number): void {
   for (let ri = plan.rotatingStart[c]; ri < plan.rotatingStart[c + 1]; ri++)
     damped.held[plan.rotatingJoints[ri]] = 0;
+  // Stretching bones (dampedSlides.ts) are held too.
+  for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++)
+    damped.held[plan.activeJoints[k]] = 0;
 }
 
 /** The sum of the effectors' squared residuals, into numbers[at]. */

@@ -1,4 +1,5 @@
 import { damped, SCALE_AT } from "./dampedScratch.js";
+import { slideBones } from "./dampedSlides.js";
 import { projectRotation } from "./jointLimitProjection.js";
 import { LIMIT_ROTATION } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
@@ -41,17 +42,17 @@ export function takeStep(
   rows: number,
   cols: number,
 ): boolean {
-  const { columnAxis, columnJoint, jacobian, numbers, rhs, turns } = damped;
+  const { columnAxis, columnJoint, jacobian, numbers, rhs, turnColumns, turns } = damped;
   const parents = plan.rig.parents;
   const { localOffset, boneLength } = plan.scratch;
   // Each joint's turn ω = Σ (Jᵀ y)_col · axis_col, in model space, and the largest.
   let largest = 0;
-  for (let col = 0; col < cols;) {
+  for (let col = 0; col < turnColumns;) {
     const r = columnJoint[col];
     let wx = 0,
       wy = 0,
       wz = 0;
-    for (; col < cols && columnJoint[col] === r; col++) {
+    for (; col < turnColumns && columnJoint[col] === r; col++) {
       let d = 0;
       for (let i = 0; i < rows; i++) d += jacobian[i * cols + col] * rhs[i];
       wx += d * columnAxis[3 * col];
@@ -72,11 +73,12 @@ export function takeStep(
   for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++)
     readLocal(plan, plan.activeJoints[k], orientations);
   let pressed = false;
-  for (let col = 0; col < cols;) {
+  for (let col = 0; col < turnColumns;) {
     const r = columnJoint[col];
-    while (col < cols && columnJoint[col] === r) col++;
+    while (col < turnColumns && columnJoint[col] === r) col++;
     if (turnLocal(plan, r, orientations)) pressed = true;
   }
+  if (slideBones(plan, rows, cols)) pressed = true;
   // Forward kinematics, the base first.
   placeJoint(plan, base, orientations);
   for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++) {
