@@ -219,8 +219,7 @@ export function iterateComponent(
     else if (++attempts > (damped ? 0 : MAX_ATTEMPTS)) {
       // Out of reach, one restart only confirms the best pose; within length, another start may find it,
       // until a few in a row have found nothing better. A robot arm restarts while the budget lasts: its
-      // escapes count against it, and its minima are many (on the PUMA 560 with a tool orientation target,
-      // stopping after three fruitless restarts solved 187/200 goals instead of 191).
+      // escapes count against it, and its minima are many (a wrist near its limits has several in a row).
       if (best < bestAtRestart - stall) fruitless = 0;
       else if (++fruitless > MAX_FRUITLESS_RESTARTS && !damped) break;
       if ((restarts > 0 && !withinLength) || (smallStep && damped)) break;

@@ -28,8 +28,8 @@ const MAX_REFITS = 4;
 /**
  * With `untilSlow`, the steps stop once a kept step removes less than this fraction of the squared error: a
  * minimum that is not the answer, where further steps only creep along a limit. A robot arm's escape stops
- * there and spends the rest of the budget on restarts: sliding along a limit on, the PUMA 560's escapes took
- * 40 steps each.
+ * there and spends the rest of the budget on restarts: creeping on, an escape took up to its whole share of
+ * steps for a fraction of a per cent.
  */
 const SLOW_GAIN = 0.02;
 
