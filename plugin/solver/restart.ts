@@ -29,11 +29,11 @@ const FIRST = 29; // the component's first index in rotatingJoints
  * solve is still a pure function of its input. Free and fixed joints keep their input rotations.
  *
  * A chain of hinges only (a robot arm) takes its angles from a low-discrepancy sequence over its joints
- * instead (Roberts' R_d: restart k puts the i-th joint at the fraction frac(1/2 + k / g^(i+1)) of its range, g
- * the root of x^(d+1) = x + 1 for the d joints of the chain). Hashed angles are independent per joint, so a few restarts can
- * leave whole sign patterns untried: the same few starts served every two-hinge arm, none with the first
- * hinge forward and the second back, and arms whose goal lay that way were never solved. The sequence fills
- * the box of the hinges' ranges evenly from the first restarts on, and its restart 0 is mid-range too.
+ * instead (Roberts' R_d: restart k puts the i-th joint at the fraction frac(1/2 + k / g^(i+1)) of its range,
+ * g the root of x^(d+1) = x + 1 for the d joints of the chain). Hashed angles are independent per joint, so
+ * a few restarts can leave whole sign patterns untried: the same few starts served every two-hinge arm, none
+ * with the first hinge forward and the second back, and arms whose goal lay that way were never solved. The
+ * sequence fills the box of the hinges' ranges evenly from the first restarts on; its restart 0 is mid-range.
  */
 
 /** Starts component c again from restart number `k` (0: mid-range; from 1: scattered within the limits). */
