@@ -94,6 +94,8 @@ export function iterateComponent(
   let restarts = 0;
   let fruitless = 0;
   let bestAtRestart = Infinity;
+  // The best summed residual since the last restart (or the start).
+  let startBest = best;
   let bent = false;
   // Damped steps (dampedSteps.ts) move every joint toward every target at once, where the passes trade one
   // effector's error for another's; a round is taken each time the passes stall, within length, on a better
@@ -124,6 +126,7 @@ export function iterateComponent(
       best = Infinity; // this pose is the answer
       break;
     }
+    if (sum < startBest) startBest = sum;
     if (oriented && sum < best) {
       best = sum;
       savePose(plan, c, positions, orientations);
@@ -139,7 +142,7 @@ export function iterateComponent(
     const crawling =
       oriented &&
       progress < SLUGGISH_FRACTION * sum &&
-      ((hinged && withinLength && !smallStep) || anyOnLimit(plan, c));
+      ((hinged && withinLength && (!smallStep || damped)) || anyOnLimit(plan, c));
     const going = withinLength && !smallStep ? progress * remaining > sum - tolerance : progress > stall;
     // Where several chains pull one body, passes that crawl hand over to damped steps at once (after the
     // first passes, which make the large moves toward new targets).
@@ -165,6 +168,7 @@ export function iterateComponent(
         orientations,
         targets,
         Math.min(DAMPED_ROUND_STEPS, remaining),
+        false,
       );
       measureResiduals(plan, firstEffector, lastEffector, positions, targets);
       if (maxResidual[0] <= tolerance) {
@@ -197,28 +201,43 @@ export function iterateComponent(
       !((withinLength && (!smallStep || damped)) || anyOnLimit(plan, c))
     )
       break;
-    if (best < bestAtLastEscape - stall) attempts = 0;
-    else if (++attempts > MAX_ATTEMPTS) {
+    // A robot arm's escape (damped steps) is deterministic: a second one from the same pose finds the same
+    // minimum, so an escape that found nothing better is followed by a restart at once, and progress is
+    // judged within the current start (a restart's own minimum is worse than the best pose of an earlier one).
+    const mark = damped ? startBest : best;
+    if (mark < bestAtLastEscape - stall) attempts = 0;
+    else if (++attempts > (damped ? 0 : MAX_ATTEMPTS)) {
       // Out of reach, one restart only confirms the best pose; within length, another start may find it,
-      // until a few in a row have found nothing better.
+      // until a few in a row have found nothing better. A robot arm restarts while the budget lasts: its
+      // escapes count against it, and its minima are many (a wrist near its limits has several in a row).
       if (best < bestAtRestart - stall) fruitless = 0;
-      else if (++fruitless > MAX_FRUITLESS_RESTARTS) break;
+      else if (++fruitless > MAX_FRUITLESS_RESTARTS && !damped) break;
       if ((restarts > 0 && !withinLength) || (smallStep && damped)) break;
       bestAtRestart = best;
       restartComponent(plan, c, positions, orientations, restarts);
       bestAtDamped = Infinity;
-      foldSwivelled(plan, c, positions, orientations, targets, restarts++);
       attempts = 0;
       bestAtLastEscape = Infinity;
       previous = Infinity;
-      continue;
+      startBest = Infinity;
+      if (!damped) {
+        foldSwivelled(plan, c, positions, orientations, targets, restarts++);
+        continue;
+      }
+      // A robot arm's damped steps start at once from the restart's own pose: folding it (foldSwivelled), or
+      // passes before the steps, led every restart back to the minimum the first start had found.
+      restarts++;
     }
-    bestAtLastEscape = best;
-    restorePose(plan, c, positions, orientations);
+    // The escape starts from the best pose; a robot arm's from the best of this start (where the passes stand,
+    // when the best pose came from an earlier start; the restart's pose, just after one).
+    if (!damped || best === startBest) restorePose(plan, c, positions, orientations);
+    bestAtLastEscape = mark;
     // The sweep's step scales with the error of the pose it starts from.
     residualSum[0] = best;
     plan.scratch.escapeAttempt[0] = attempts;
-    escapeLock(plan, c, positions, orientations, targets);
+    // A small step never restarts, so its damped steps go on while they gain anything (sliding along a limit
+    // to the answer); otherwise they stop where they gain little, leaving the budget to restarts.
+    iteration += escapeLock(plan, c, positions, orientations, targets, remaining, !smallStep);
     escapes++;
     // The sweeps keep every limit, so what they reach is a candidate like any pass's: the pass that follows
     // may well undo it (that is the lock), and it may already be the answer.
@@ -227,6 +246,8 @@ export function iterateComponent(
       best = Infinity;
       break;
     }
+    if (residualSum[0] < startBest) startBest = residualSum[0];
+    if (damped) bestAtLastEscape = startBest;
     if (residualSum[0] < best) {
       best = residualSum[0];
       savePose(plan, c, positions, orientations);

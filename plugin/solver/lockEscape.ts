@@ -36,7 +36,7 @@ const STEP_GAIN = 10;
  */
 const MIN_SWEEPS = 2;
 const MAX_SWEEPS = 24;
-/** Damped steps per escape of a robot arm: it has no sweeps to fall back on. */
+/** Damped steps per escape of a robot arm (at most; each counts as an iteration): it has no sweeps to fall back on. */
 const DAMPED_ESCAPE_STEPS = 40;
 const SWEEP_GAIN = 0.01;
 /**
@@ -66,19 +66,26 @@ const ID = 20;
 const A = 24;
 const LIMIT = 32;
 
+/**
+ * One escape of component c from the pose given: sweeps, or a robot arm's damped steps (at most `remaining`;
+ * with `untilSlow`, only while they gain, when a restart is there to spend the rest on). Returns the iterations
+ * it used: the damped steps it took (the sweeps are not counted).
+ */
 export function escapeLock(
   plan: SolvePlan,
   c: number,
   positions: Float64Array,
   orientations: Float64Array,
   targets: Float64Array,
-): void {
+  remaining: number,
+  untilSlow: boolean,
+): number {
   const { effectorPath, effectorPathStart, effectorJoints, componentEffectors, activeJoints } = plan;
   const { boneLength, residualSum, maxResidual, escapeStep, escapeRelaxation } = plan.scratch;
   let reach = 0;
   for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++)
     reach += boneLength[activeJoints[k]];
-  if (!(reach > 0)) return;
+  if (!(reach > 0)) return 0;
   let step = ((STEP_GAIN * residualSum[0]) / reach) * 2 ** plan.scratch.escapeAttempt[0];
   step = step < MIN_STEP ? MIN_STEP : step > MAX_STEP ? MAX_STEP : step;
   escapeStep[0] = step;
@@ -86,8 +93,8 @@ export function escapeLock(
 
   // A robot arm (hinges only) takes damped steps instead of the sweeps: see dampedSteps.ts.
   if (takesDampedSteps(plan, c)) {
-    dampedSteps(plan, c, positions, orientations, targets, DAMPED_ESCAPE_STEPS);
-    return;
+    const steps = Math.min(DAMPED_ESCAPE_STEPS, remaining);
+    return dampedSteps(plan, c, positions, orientations, targets, steps, untilSlow);
   }
   const first = plan.componentEffectorStart[c],
     last = plan.componentEffectorStart[c + 1];
@@ -110,6 +117,7 @@ export function escapeLock(
     if (maxResidual[0] <= plan.scratch.tolerance[0] || !(after < before * (1 - SWEEP_GAIN))) break;
     before = after;
   }
+  return 0;
 }
 
 /**

@@ -7,15 +7,19 @@ import {
   LIMIT_UNIVERSAL,
 } from "./limits.js";
 import { clearOnLimit } from "./componentPose.js";
+import { takesDampedSteps } from "./dampedSteps.js";
 import type { SolvePlan } from "./plan.js";
 import { quatMultiply, quatNormalize, quatRotate } from "./quaternion.js";
 
-// This file's temporaries: a bone direction, the local rotation being built, a swing and a twist.
-const temp = new Float64Array(28);
+// This file's temporaries: a bone direction, the local rotation being built, a swing and a twist, and the
+// base of a hinge chain's sequence (0: the component is not a hinge chain) and where its joints start.
+const temp = new Float64Array(30);
 const V = 4;
 const L = 16;
 const S = 20;
 const T = 24;
+const SPREAD = 28;
+const FIRST = 29; // the component's first index in rotatingJoints
 
 /*
  * When escapes stop paying, the solver starts the component again elsewhere and keeps the best pose seen
@@ -23,6 +27,13 @@ const T = 24;
  * the other side of it). The first restart puts every limited joint at the middle of its range; the later
  * ones scatter the limited joints over their ranges by a fixed hash of the restart and the joint, so a
  * solve is still a pure function of its input. Free and fixed joints keep their input rotations.
+ *
+ * A chain of hinges only (a robot arm) takes its angles from a low-discrepancy sequence over its joints
+ * instead (Roberts' R_d: restart k puts the i-th joint at the fraction frac(1/2 + k / g^(i+1)) of its range,
+ * g the root of x^(d+1) = x + 1 for the d joints of the chain). Hashed angles are independent per joint, so
+ * a few restarts can leave whole sign patterns untried: the same few starts served every two-hinge arm, none
+ * with the first hinge forward and the second back, and arms whose goal lay that way were never solved. The
+ * sequence fills the box of the hinges' ranges evenly from the first restarts on; its restart 0 is mid-range.
  */
 
 /** Starts component c again from restart number `k` (0: mid-range; from 1: scattered within the limits). */
@@ -39,6 +50,9 @@ export function restartComponent(
   const b = plan.componentBase[c];
   // Every start is inside every limit.
   clearOnLimit(plan, c);
+  temp[FIRST] = plan.rotatingStart[c];
+  temp[SPREAD] = 0;
+  if (takesDampedSteps(plan, c)) sequenceBase(plan.rotatingStart[c + 1] - plan.rotatingStart[c]);
   startLocal(plan, b, k, temp);
   const p = parents[b];
   if (p >= 0) quatMultiply(orientations, 4 * b, orientations, 4 * p, temp, L);
@@ -83,7 +97,7 @@ function startLocal(plan: SolvePlan, j: number, k: number, temp: Float64Array): 
   if (flags & LIMIT_HINGE) {
     const min = limits.hinge[2 * j],
       max = limits.hinge[2 * j + 1];
-    angle = min + (k === 0 ? 0.5 : hash(k, j, 0)) * (max - min);
+    angle = min + (temp[SPREAD] > 0 ? spread(plan, j, k) : k === 0 ? 0.5 : hash(k, j, 0)) * (max - min);
     axis = limits.hingeAxis;
   } else if (flags & LIMIT_UNIVERSAL) {
     // Ru(α) · Rv(β), each angle at mid-range or hashed within it.
@@ -141,6 +155,21 @@ function scatterSwing(plan: SolvePlan, j: number, k: number, temp: Float64Array)
   temp[S + 1] = (a[j3 + 2] * ux - a[j3] * uz) * s;
   temp[S + 2] = (a[j3] * uy - a[j3 + 1] * ux) * s;
   temp[S + 3] = Math.cos(0.5 * theta);
+}
+
+/** g, the root of x^(d+1) = x + 1 above 1, for d joints (the golden ratio for one, the plastic number for two). */
+function sequenceBase(d: number): void {
+  // Into temp, not returned: a double returned from a call V8 did not inline is boxed.
+  let g = 1.5;
+  for (let i = 0; i < 32; i++) g = Math.pow(1 + g, 1 / (d + 1));
+  temp[SPREAD] = g;
+}
+
+/** Restart k's fraction of the range of joint j, the i-th rotating joint of its hinge chain: frac(1/2 + k / g^(i+1)). */
+function spread(plan: SolvePlan, j: number, k: number): number {
+  const i = plan.scratch.rotatingIndex[j] - temp[FIRST];
+  const x = 0.5 + k * Math.pow(temp[SPREAD], -(i + 1));
+  return x - Math.floor(x);
 }
 
 /** A number in [0, 1) fixed by (k, j, d): an integer hash, so restarts are reproducible everywhere. */

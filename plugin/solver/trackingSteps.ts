@@ -58,7 +58,7 @@ export function trackTargets(
   const steps = Math.min(TRACKING_STEPS, maxIterations - 1);
   for (let s = 1; s <= steps; s++) {
     const before = maxResidual[0];
-    dampedSteps(plan, c, positions, orientations, targets, 1, TRACKING_DAMPING_PERCENT);
+    dampedSteps(plan, c, positions, orientations, targets, 1, false, TRACKING_DAMPING_PERCENT);
     if (maxResidual[0] <= tolerance[0]) return s;
     if (!(maxResidual[0] < CONTRACTION * before)) break;
   }

@@ -1,7 +1,8 @@
 // Issue 20's bar for robot arms from DH tables: random arms (planar and non-planar, 2–10 joints, hinges
 // within ±90° of the straight home pose), targets from random in-range joint values, solved from home at
-// default settings (tolerance 1e-3 of the arm's reach). The issue asks for 99.9 % solved; the floors below
-// are what the solver measures now (docs/robot-arms.md), so a regression fails.
+// default settings (tolerance 1e-3 of the arm's reach). The issue asks for 99.9 % solved, which the random
+// arms meet; the other floors sit just under what the solver measures now (docs/robot-arms.md), so a
+// regression fails.
 import { describe, expect, test } from "vitest";
 import {
   compilePlan,
@@ -77,8 +78,8 @@ describe("random DH arms, ±90° hinges from the straight pose, targets from ran
     expect(fraction(planar), summary(planar)).toBe(1);
   });
 
-  test(`non-planar, 2–10 joints, ${JOINTS.length * PER_KIND} arms: ≥ 97 % solved (the issue asks 99.9 %)`, () => {
-    expect(fraction(skewed), summary(skewed)).toBeGreaterThanOrEqual(0.97);
+  test(`non-planar, 2–10 joints, ${JOINTS.length * PER_KIND} arms: ≥ 99.9 % solved (the issue's bar)`, () => {
+    expect(fraction(skewed), summary(skewed)).toBeGreaterThanOrEqual(0.999);
   });
 
   test("every solve keeps every joint within its limits and reads back in-range joint values", () => {
@@ -94,9 +95,29 @@ describe("random DH arms, ±90° hinges from the straight pose, targets from ran
       expect(
         fraction(list),
         `${kindLabel({ joints, range: Math.PI / 2, planar: false })}: ${summary(list)}`,
-      ).toBeGreaterThanOrEqual(0.9);
+      ).toBeGreaterThanOrEqual(0.98);
     },
   );
+});
+
+describe("the iteration budget", () => {
+  test("an arm's escapes and restarts stay within maxIterations, and a larger budget solves more", () => {
+    // The hardest row: the PUMA 560 with a tool orientation target, whose escapes are the longest.
+    const arm = buildKnown(PUMA_560);
+    const plan = compilePlan(arm.rig, { effectors: dhEffectors(arm, true), limits: arm.limits });
+    const rand = random(5);
+    const cases = Array.from({ length: 60 }, () => goalCase(arm, randomValues(arm, rand), true));
+    const solved = (maxIterations: number) =>
+      cases.filter((c) => {
+        const pose = createPose(arm.rig);
+        const report = solvePlan(plan, pose, c.targets, { tolerance: 1e-3 * arm.reach, maxIterations });
+        expect(report.iterations).toBeLessThanOrEqual(maxIterations);
+        return report.converged;
+      }).length;
+    const few = solved(10);
+    const default_ = solved(100);
+    expect(default_, `${few} solved with 10 iterations, ${default_} with 100`).toBeGreaterThan(few);
+  });
 });
 
 describe("known arms, 200 random in-range goals each, from home", () => {
@@ -111,16 +132,16 @@ describe("known arms, 200 random in-range goals each, from home", () => {
     expectValidPoses(list);
   });
 
-  test("UR5, tool position and orientation (three effectors): ≥ 80 % solved, every limit kept", () => {
+  test("UR5, tool position and orientation (three effectors): ≥ 97 % solved, every limit kept", () => {
     const list = goals(buildKnown(UR5), true, 2);
-    expect(fraction(list), summary(list)).toBeGreaterThanOrEqual(0.8);
+    expect(fraction(list), summary(list)).toBeGreaterThanOrEqual(0.97);
     expectValidPoses(list);
   });
 
-  test("PUMA 560 and SCARA (a prismatic joint), tool position: ≥ 75 % solved, every limit kept", () => {
+  test("PUMA 560 and SCARA (a prismatic joint), tool position: ≥ 97 % solved, every limit kept", () => {
     for (const known of [PUMA_560, SCARA]) {
       const list = goals(buildKnown(known), false, 3);
-      expect(fraction(list), `${known.name}: ${summary(list)}`).toBeGreaterThanOrEqual(0.75);
+      expect(fraction(list), `${known.name}: ${summary(list)}`).toBeGreaterThanOrEqual(0.97);
       expectValidPoses(list);
     }
   });
