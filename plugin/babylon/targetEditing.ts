@@ -7,6 +7,12 @@ import { describeValue, TargetBinding, type TargetSource } from "./targetBinding
 import { resolveJoint, type FabrikJoint } from "./jointLookup.js";
 import type { FabrikTargetOptions } from "./targetOptions.js";
 
+/** The behavior's settings a plan is compiled with: its tolerance (of the character's height), its cap. */
+interface TargetSettings {
+  readonly tolerance: number;
+  readonly maxIterations: number;
+}
+
 /*
  * Changing a character's targets: the entry a `setTarget` call makes, and the compiled plan that replaces the
  * old one. Every check comes before any change, so a refused call changes nothing.
@@ -88,8 +94,7 @@ export function makeTargetEntry(
 export function putTarget(
   character: AttachedCharacter,
   entry: TargetEntry,
-  tolerance: number,
-  maxIterations: number,
+  settings: TargetSettings,
   who: string,
 ): boolean {
   const current = character.entries;
@@ -110,7 +115,7 @@ export function putTarget(
   const entries = current.slice();
   if (index >= 0) entries[index] = entry;
   else entries.push(entry);
-  installTargets(character, entries, tolerance, maxIterations, who);
+  installTargets(character, entries, settings, who);
   return true;
 }
 
@@ -118,8 +123,7 @@ export function putTarget(
 export function installTargets(
   character: AttachedCharacter,
   entries: TargetEntry[],
-  tolerance: number,
-  maxIterations: number,
+  settings: TargetSettings,
   who: string,
 ): void {
   let compiled: CompiledTargets | null = null;
@@ -129,8 +133,9 @@ export function installTargets(
         entries,
         character.model,
         character.limits,
-        tolerance * character.height,
-        maxIterations,
+        character.sections,
+        settings.tolerance * character.height,
+        settings.maxIterations,
       );
     } catch (error) {
       if (error instanceof FabrikError) {
@@ -185,6 +190,19 @@ function checkEffectorFree(
 export function entryOf(entries: readonly TargetEntry[], j: number): number {
   if (j >= 0) for (let e = 0; e < entries.length; e++) if (entries[e].joint === j) return e;
   return -1;
+}
+
+/**
+ * Sets the weight of joint `j`'s target when there is one and the weight is a number in [0, 1]; false
+ * otherwise, changing nothing (the caller then says why: see refuseTargetWeight). Allocates nothing.
+ */
+export function changeTargetWeight(character: AttachedCharacter | null, j: number, weight: number): boolean {
+  const valid = character !== null && typeof weight === "number" && weight >= 0 && weight <= 1;
+  const e = valid ? entryOf(character.entries, j) : -1;
+  if (e < 0) return false;
+  character!.entries[e].weight = weight;
+  character!.targets!.setWeight(e, weight);
+  return true;
 }
 
 /** Throws the error a bad `setTargetWeight` call owes (kept apart: the call itself builds no text). */
