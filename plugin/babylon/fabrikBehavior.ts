@@ -21,13 +21,8 @@ import type { FabrikBehaviorOptions, FabrikStage } from "./behaviorOptions.js";
 import { BehaviorSettings } from "./behaviorSettings.js";
 import type { FabrikContinuumSectionInfo } from "./continuumOptions.js";
 import type { EndEffectorInfo } from "./endEffectors.js";
-import {
-  checkPass,
-  type FabrikFrameOf,
-  type FabrikPassOf,
-  type FabrikPassOptions,
-  type FabrikSolvedEventOf,
-} from "./fabrikFrame.js";
+import type { FabrikFrame, FabrikPass, FabrikSolvedEvent } from "./behaviorEvents.js";
+import { checkPass, type FabrikPassOptions } from "./fabrikFrame.js";
 import type { HumanoidRoles } from "../rig/index.js";
 import { findJointIndex, labelOf, resolveJoint, type FabrikJoint } from "./jointLookup.js";
 import { shinOf } from "./limbChains.js";
@@ -49,15 +44,7 @@ import {
 } from "./targetOptions.js";
 
 export type { FabrikBehaviorOptions, FabrikLimitPreset, FabrikStage } from "./behaviorOptions.js";
-
-/** One frame of a character, as passes and `onBeforeSolveObservable` observers see it: see FabrikFrameOf. */
-export type FabrikFrame = FabrikFrameOf<FabrikBehavior>;
-/** A step of a character's frame: see FabrikPassOf and {@link FabrikBehavior.addPass}. */
-export type FabrikPass = FabrikPassOf<FabrikBehavior>;
-/** What {@link FabrikBehavior.onSolvedObservable} carries: the same object every frame. */
-export type FabrikSolvedEvent = FabrikSolvedEventOf<FabrikBehavior>;
-/** What {@link FabrikBehavior.onBeforeSolveObservable} carries: the frame itself, after the passes. */
-export type FabrikBeforeSolveEvent = FabrikFrame;
+export type { FabrikBeforeSolveEvent, FabrikFrame, FabrikPass, FabrikSolvedEvent } from "./behaviorEvents.js";
 
 /**
  * Full-body FABRIK inverse kinematics for a skinned character, on top of its animation.

@@ -20,13 +20,8 @@ export { WorldMatrixCache } from "./worldMatrixCache.js";
 export { quaternionFromArray, vectorFromArray } from "./arrayToBabylon.js";
 export { nodeRotationToModel } from "./targetOrientation.js";
 export { fitLimitsToAnimations, type AnimationLimitFit } from "./animationLimits.js";
-export {
-  FabrikBehavior,
-  type FabrikBeforeSolveEvent,
-  type FabrikFrame,
-  type FabrikPass,
-  type FabrikSolvedEvent,
-} from "./fabrikBehavior.js";
+export { FabrikBehavior } from "./fabrikBehavior.js";
+export type { FabrikBeforeSolveEvent, FabrikFrame, FabrikPass, FabrikSolvedEvent } from "./behaviorEvents.js";
 export type { FabrikBehaviorOptions, FabrikLimitPreset, FabrikStage } from "./behaviorOptions.js";
 export type { FabrikContinuumSection, FabrikContinuumSectionInfo } from "./continuumOptions.js";
 export type { FabrikJoint } from "./jointLookup.js";

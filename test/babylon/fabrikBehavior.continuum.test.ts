@@ -155,9 +155,9 @@ describe("FabrikBehavior continuum sections on characters, default settings", ()
           const goal = new Vector3(...start[ik.jointIndex(c.tip)]);
           ik.setTarget(c.tip, goal, { chainLength: c.chainLength });
           expect(ik.continuumSections.every((s) => s.active)).toBe(true);
-          let report: SolveReport | null = null;
+          let report = null as SolveReport | null;
           ik.onSolvedObservable.add((event) => (report = event.report));
-          const tolerance = () => ik.solveSettings!.tolerance;
+          const tolerance = () => ik.solveSettings!.tolerance!;
           const lengths = (world: V3[]) =>
             sections.flatMap(({ joints }) =>
               joints.slice(1).map((j, k) => Math.hypot(...minus(world[j], world[joints[k]]))),
@@ -169,7 +169,7 @@ describe("FabrikBehavior continuum sections on characters, default settings", ()
             const world = worldPositions(loaded, ik);
             const locals = captureLocals(ik.rig!.nodes);
             _onAfterRender();
-            const r = report! as SolveReport;
+            const r = report!;
             const each = bends(ik, world);
             let spread = 0;
             for (const { each: b, bend } of each)
