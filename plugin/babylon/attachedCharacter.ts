@@ -54,7 +54,7 @@ export interface AttachedCharacter {
   readonly effectors: readonly EndEffectorInfo[];
   readonly height: number;
   /** The `continuumSections` option, found on the rig (in the option's order). */
-  readonly sections: readonly ResolvedContinuumSection[];
+  sections: readonly ResolvedContinuumSection[];
   /** The joint limits every plan uses: shared with copies (see FabrikModel.shareLimits) until edited. */
   limits: JointLimits;
   /** The targets in effector order, and what they compile to (null without targets). */

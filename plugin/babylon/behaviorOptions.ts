@@ -71,8 +71,11 @@ export interface CheckedBehaviorOptions {
   readonly skeleton: Skeleton | string | undefined;
   readonly tolerance: number;
   readonly maxIterations: number;
-  /** Bones not found yet; their `maxBend` follows `FabrikBehavior.setContinuumMaxBend`. */
-  readonly continuumSections: readonly CheckedContinuumSection[];
+  /**
+   * Bones not found yet; replaced by `FabrikBehavior.setContinuumSections`, their `maxBend` changed by
+   * `setContinuumMaxBend`.
+   */
+  continuumSections: CheckedContinuumSection[];
 }
 
 /**

@@ -19,7 +19,7 @@ import {
 } from "./attachedCharacter.js";
 import type { FabrikBehaviorOptions, FabrikStage } from "./behaviorOptions.js";
 import { BehaviorSettings } from "./behaviorSettings.js";
-import type { FabrikContinuumSectionInfo } from "./continuumOptions.js";
+import type { FabrikContinuumSection, FabrikContinuumSectionInfo } from "./continuumOptions.js";
 import type { EndEffectorInfo } from "./endEffectors.js";
 import type { FabrikFrame, FabrikPass, FabrikSolvedEvent } from "./behaviorEvents.js";
 import { checkPass, type FabrikPassOptions } from "./fabrikFrame.js";
@@ -35,6 +35,7 @@ import {
   makeTargetEntry,
   putTarget,
   refuseTargetWeight,
+  replaceContinuumSections,
 } from "./targetEditing.js";
 import {
   checkTargetOptions,
@@ -327,6 +328,17 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     const character = this._attached(who);
     const spec = character.limits.specs[resolveJoint(character, joint, who)];
     return spec === undefined ? undefined : structuredClone(spec);
+  }
+
+  /**
+   * Replaces the continuum sections (`[]`: none), as the `continuumSections` option gives them, and compiles
+   * the targets again. Throws a {@link FabrikError}, changing nothing, for a bad set.
+   */
+  setContinuumSections(sections: readonly FabrikContinuumSection[]): void {
+    const who = "FabrikIK setContinuumSections()";
+    const { options } = this._settings;
+    if (replaceContinuumSections(this._character, options, this._settings, sections, who))
+      this.onTargetsChangedObservable.notifyObservers(this);
   }
 
   /** The `continuumSections` option found on the rig, each used or not by the targets (fresh; [] detached). */

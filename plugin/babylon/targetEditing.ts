@@ -1,5 +1,11 @@
 import { FabrikError } from "../solver/errors.js";
 import type { AttachedCharacter } from "./attachedCharacter.js";
+import type { CheckedBehaviorOptions } from "./behaviorOptions.js";
+import {
+  checkContinuumOption,
+  resolveContinuumSections,
+  type CheckedContinuumSection,
+} from "./continuumOptions.js";
 import { CompiledTargets, type TargetEntry } from "./compiledTargets.js";
 import { defaultChainLength, shinOf } from "./limbChains.js";
 import { ShinEndTarget } from "./shinEndTarget.js";
@@ -152,6 +158,43 @@ export function installTargets(
   character.entries = entries;
   character.targets = compiled;
   character.pipeline.setTargets(compiled);
+}
+
+/**
+ * Replaces the continuum sections (`sections` as the option gives them) in the behavior's options and, when
+ * attached, on its character, compiling its targets again. Returns whether a plan was rebuilt. A refused set
+ * (a bad shape, a bone the rig lacks, ...) changes nothing.
+ */
+export function replaceContinuumSections(
+  character: AttachedCharacter | null,
+  options: CheckedBehaviorOptions,
+  settings: TargetSettings,
+  sections: unknown,
+  who: string,
+): boolean {
+  let checked: CheckedContinuumSection[];
+  try {
+    checked = checkContinuumOption(sections);
+    if (character === null) {
+      options.continuumSections = checked;
+      return false;
+    }
+    const previous = character.sections;
+    character.sections = resolveContinuumSections(character.rig, character.roles, checked);
+    try {
+      if (character.entries.length > 0) installTargets(character, character.entries.slice(), settings, who);
+    } catch (error) {
+      character.sections = previous;
+      throw error;
+    }
+  } catch (error) {
+    if (error instanceof FabrikError && !error.message.startsWith(who)) {
+      throw new FabrikError(`${who}: ${error.message.replace(/^FabrikIK: /, "")}`, error.joint, error.option);
+    }
+    throw error;
+  }
+  options.continuumSections = checked;
+  return character.entries.length > 0;
 }
 
 /** One target per solver effector: a shin pulled for its foot takes no target of its own, and back. */

@@ -267,6 +267,22 @@ it("a section bends as an arc while the targets' chains move it whole, with no t
     ik.setContinuumMaxBend(2, 1.25);
     expect(ik.plan!.continuum.maxBend[1]).toBe(1.25);
     expect(ik.continuumSections[2].maxBend).toBe(1.25);
+    // Sections replaced at runtime: none, then the three again; a refused set changes nothing.
+    let rebuilt = 0;
+    ik.onTargetsChangedObservable.add(() => rebuilt++);
+    ik.setContinuumSections([]);
+    expect(ik.continuumSections).toEqual([]);
+    expect(ik.plan!.continuum.count).toBe(0);
+    ik.setContinuumSections(tentacle.sections);
+    expect(active()).toEqual([false, true, true]);
+    expect(rebuilt).toBe(2);
+    const plan = ik.plan;
+    expect(() => ik.setContinuumSections([{ bones: ["Tentacle.00", "Tentacle.02"] }])).toThrow(
+      'FabrikIK setContinuumSections(): continuumSections[0]: "Tentacle.02" is not a child of "Tentacle.00"',
+    );
+    expect(ik.plan).toBe(plan);
+    expect(active()).toEqual([false, true, true]);
+    expect(rebuilt).toBe(2);
     ik.clearTargets();
     expect(active()).toEqual([false, false, false]);
   } finally {

@@ -994,6 +994,16 @@ const BEHAVIOR_ROWS: Row[] = [
     ]),
   },
   {
+    api: "`setContinuumSections`",
+    input: "a set the constructor or `attach` would refuse (here a bone the rig does not have)",
+    result:
+      'FabrikIK setContinuumSections(): continuumSections[0].bones[1]: no bone or humanoid role named "Tentacle.99" …',
+    option: "continuumSections",
+    call: () => tentacleIk.setContinuumSections([{ bones: ["Tentacle.00", "Tentacle.99"] }]),
+    state: () => text([tentacleIk.continuumSections, identity(tentacleIk.plan)]),
+    character: true,
+  },
+  {
     api: "`setContinuumMaxBend`",
     input: "a section the behavior does not have",
     result: "FabrikIK setContinuumMaxBend(0): no continuum section 0 (the behavior has none)",
