@@ -1,7 +1,7 @@
 import type { SolveSettings } from "../solver/fabrik.js";
 import type { JointLimits } from "../solver/limits.js";
 import { setEffectorWeight, type SolvePlan } from "../solver/plan.js";
-import { sectionsForEffectors, type ResolvedContinuumSection } from "./continuumOptions.js";
+import { sectionsForPlan, type ResolvedContinuumSection } from "./continuumOptions.js";
 import type { FramePose } from "./framePose.js";
 import type { FabrikModel } from "./modelCache.js";
 import type { Vector3Like } from "./poseReader.js";
@@ -88,15 +88,17 @@ export class CompiledTargets {
       chainLength: e.chainLength,
       pole: e.pole !== null,
     }));
-    const continuum = sectionsForEffectors(model.rig.parents, sections, effectors);
+    // Only rotations are written back: joints below the chains keep their local rotations anyway.
+    const options = { effectors, limits, passiveJoints: "carriers" } as const;
+    let compiled = model.compilePlan(options);
+    // Which sections the chains move whole is known once they are laid out (chains carried by others join).
+    const continuum = sectionsForPlan(compiled, sections);
+    if (continuum.specs.length > 0) {
+      model.releasePlan(compiled);
+      compiled = model.compilePlan({ ...options, continuumSections: continuum.specs });
+    }
+    this.plan = compiled;
     this.sectionInPlan = continuum.inPlan;
-    this.plan = model.compilePlan({
-      effectors,
-      ...(continuum.specs.length > 0 ? { continuumSections: continuum.specs } : {}),
-      limits,
-      // Only rotations are written back: joints below the chains keep their local rotations anyway.
-      passiveJoints: "carriers",
-    });
     const m = entries.length;
     // A foot at its shin's end gives the shin the orientation that ends it on the target.
     const match = Uint8Array.from(entries, (e) => (e.matchOrientation || e.shinEnd !== null ? 1 : 0));

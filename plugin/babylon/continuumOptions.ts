@@ -1,6 +1,6 @@
 import { FabrikError } from "../solver/errors.js";
 import type { ContinuumSectionSpec } from "../solver/continuumSections.js";
-import type { EffectorSpec } from "../solver/plan.js";
+import type { SolvePlan } from "../solver/plan.js";
 import type { HumanoidRoles } from "../rig/index.js";
 import { findJointIndex, unknownJoint, type FabrikJoint } from "./jointLookup.js";
 import type { SkeletonRig } from "./skeletonRig.js";
@@ -175,25 +175,20 @@ export function resolveContinuumSections(
 }
 
 /**
- * The solver's sections for a set of effectors: each section some effector's chain moves whole, with no
- * effector strictly inside it and no other moving branch leaving it (the rest bend as plain joints), and
- * per section its index among them, or -1.
+ * The solver's sections for a plan's effectors, given the plan compiled without sections (which joints its
+ * chains move, joined chains included): each section the chains move whole, with no effector strictly inside
+ * it and no other moving branch leaving it (the rest bend as plain joints), and per section its index among
+ * them, or -1.
  */
-export function sectionsForEffectors(
-  parents: Int32Array,
+export function sectionsForPlan(
+  plan: SolvePlan,
   sections: readonly ResolvedContinuumSection[],
-  effectors: readonly EffectorSpec[],
 ): { specs: ContinuumSectionSpec[]; inPlan: Int32Array } {
   const inPlan = new Int32Array(sections.length).fill(-1);
   const specs: ContinuumSectionSpec[] = [];
   if (sections.length === 0) return { specs, inPlan };
-  const movable = new Uint8Array(parents.length);
-  const effector = new Uint8Array(parents.length);
-  for (const e of effectors) {
-    let j = e.joint as number;
-    effector[j] = 1;
-    for (let b = 0; b < (e.chainLength ?? Infinity) && parents[j] >= 0; b++, j = parents[j]) movable[j] = 1;
-  }
+  const { parents } = plan.rig;
+  const { movable, effectorOf } = plan.scratch;
   const movingChildren = new Int32Array(parents.length);
   for (let j = 0; j < parents.length; j++) if (movable[j] && parents[j] >= 0) movingChildren[parents[j]]++;
   sections.forEach((section, s) => {
@@ -201,7 +196,7 @@ export function sectionsForEffectors(
     const last = joints.length - 1;
     for (let k = 0; k < last; k++) {
       if (!movable[joints[k + 1]] || movingChildren[joints[k]] !== 1) return;
-      if (k > 0 && effector[joints[k]]) return;
+      if (k > 0 && effectorOf[joints[k]] >= 0) return;
     }
     inPlan[s] = specs.length;
     specs.push({ joints: joints.slice(), maxBend: section.maxBend });
