@@ -43,6 +43,8 @@ export {
 export {
   FabrikBehavior,
   type FabrikBehaviorOptions,
+  type FabrikContinuumSection,
+  type FabrikContinuumSectionInfo,
   type FabrikJoint,
   type FabrikLimitPreset,
   type FabrikBeforeSolveEvent,

@@ -4,6 +4,7 @@ import { Plane } from "@babylonjs/core/Maths/math.plane.js";
 import { Matrix, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import { CreateSphere } from "@babylonjs/core/Meshes/Builders/sphereBuilder.js";
 import "@babylonjs/core/Culling/ray.js";
+import type { FabrikContinuumSection } from "../../plugin/index.js";
 import { CHARACTER_URLS } from "../assets.js";
 import { addCharacter, loadContainer, type Character } from "../stage/character.js";
 import { createFloor } from "../stage/floor.js";
@@ -11,6 +12,13 @@ import { createStage } from "../stage/stage.js";
 import type { SceneDefinition } from "./types.js";
 
 const BASES = [-0.9, 0, 0.9];
+
+const tentacleBone = (i: number) => `Tentacle.${String(i).padStart(2, "0")}`;
+/** Three sections of eight bones, each bending as one even arc, up to 150° (see docs/continuum.md). */
+const SECTIONS: FabrikContinuumSection[] = [0, 8, 16].map((start) => ({
+  bones: { from: tentacleBone(start), to: tentacleBone(start + 8) },
+  maxBend: (150 * Math.PI) / 180,
+}));
 
 /** Three tentacles reaching for the pointer (or, before it moves, for a point wandering in front of them). */
 export const tentaclesScene: SceneDefinition = {
@@ -32,7 +40,7 @@ export const tentaclesScene: SceneDefinition = {
       const character = addCharacter(stage, container, {
         name: `tentacle${i}`,
         clone: true,
-        ik: { limits: "none" },
+        ik: { limits: "none", continuumSections: SECTIONS },
       });
       character.holder.position.x = x;
       // Each tip aims a little to its own side of the point, so the three close round it like fingers.
@@ -85,13 +93,34 @@ export const tentaclesScene: SceneDefinition = {
       undefined,
       true,
     );
+    let continuum = true;
     return {
       stage,
       character: tentacles[1],
       characters: tentacles,
       handles: null,
-      hint: "Move the pointer over the scene: the tentacles reach for it (24 bones each, one effector).",
-      metrics: () => ({ goalX: goal.x, goalY: goal.y, goalZ: goal.z }),
+      hint:
+        "Move the pointer over the scene: the tentacles reach for it (24 bones each, one effector), " +
+        "curling in three even arcs, or bone by bone with the arcs off.",
+      switches: [
+        {
+          id: "continuum",
+          label: "Continuum arcs (3 per tentacle)",
+          get on() {
+            return continuum;
+          },
+          set(on: boolean) {
+            continuum = on;
+            for (const t of tentacles) t.ik.setContinuumSections(on ? SECTIONS : []);
+          },
+        },
+      ],
+      metrics: () => ({
+        goalX: goal.x,
+        goalY: goal.y,
+        goalZ: goal.z,
+        continuumSections: tentacles[1].ik.continuumSections.filter((s) => s.active).length,
+      }),
       dispose() {
         scene.dispose();
       },

@@ -18,6 +18,15 @@ export interface SceneContext {
   readonly file?: DroppedFile;
 }
 
+/** A switch of the scene's own, shown in the panel beside the common ones. */
+export interface SceneSwitch {
+  /** Unique in the page: the checkbox's id is `toggle-<id>`. */
+  readonly id: string;
+  readonly label: string;
+  readonly on: boolean;
+  set(on: boolean): void;
+}
+
 /** One running demo scene: its own Babylon scene, disposed as a whole when the user switches. */
 export interface DemoScene {
   readonly stage: Stage;
@@ -29,6 +38,8 @@ export interface DemoScene {
   readonly handles: TargetHandles | null;
   /** One line telling the user what to do. */
   readonly hint: string;
+  /** The scene's own switches, if any. */
+  readonly switches?: readonly SceneSwitch[];
   /** Extra live numbers for the status line and for the browser tests (metres, seconds). */
   metrics?(): Record<string, number>;
   dispose(): void;

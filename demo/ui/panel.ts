@@ -20,6 +20,8 @@ export class Panel {
   private readonly _clips = el("select", { id: "clip", "aria-label": "Animation" });
   private readonly _effectors = el("div", { class: "effectors", id: "effectors" });
   private readonly _status = el("p", { class: "status", id: "status" });
+  /** The current scene's own switches (see DemoScene.switches). */
+  private readonly _sceneSwitches = el("div", { class: "switches scene-switches" });
   private readonly _characterSection: HTMLElement;
   private readonly _weight: HTMLInputElement;
   private readonly _weightValue: HTMLOutputElement;
@@ -93,6 +95,7 @@ export class Panel {
       ]),
       sceneList,
       this._hint,
+      this._sceneSwitches,
       el("section", { class: "switches" }, [
         this._toggle("ik", "IK on", settings.ik),
         this._toggle("limits", "Joint limits", settings.limits),
@@ -130,6 +133,14 @@ export class Panel {
       if (this._onlyWhenShown.has(sceneId)) button.hidden = sceneId !== id;
     }
     this._hint.textContent = demo.hint;
+    this._sceneSwitches.replaceChildren(
+      ...(demo.switches ?? []).map((s) => {
+        const input = el("input", { type: "checkbox", id: `toggle-${s.id}`, checked: s.on });
+        input.addEventListener("change", () => s.set(input.checked));
+        return el("label", { class: "toggle" }, [input, s.label]);
+      }),
+    );
+    this._sceneSwitches.hidden = demo.switches === undefined || demo.switches.length === 0;
     const character = demo.character;
     this._characterSection.hidden = character === null;
     this._choices = choices;

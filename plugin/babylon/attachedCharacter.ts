@@ -13,6 +13,14 @@ import { setPlanLimits } from "../solver/plan.js";
 import { fitLimitsToAnimations } from "./animationLimits.js";
 import type { CheckedBehaviorOptions } from "./behaviorOptions.js";
 import { CharacterPipeline, type PipelineOwner } from "./characterPipeline.js";
+import {
+  checkMaxBend,
+  resolveContinuumSections,
+  sectionInfo,
+  type CheckedContinuumSection,
+  type FabrikContinuumSectionInfo,
+  type ResolvedContinuumSection,
+} from "./continuumOptions.js";
 import { characterHeight, deformingJoints, modelSpaceUp } from "./characterHeight.js";
 import type { CompiledTargets, TargetEntry } from "./compiledTargets.js";
 import { discoverEndEffectors, type EndEffectorInfo } from "./endEffectors.js";
@@ -45,6 +53,8 @@ export interface AttachedCharacter {
   readonly depths: Int32Array;
   readonly effectors: readonly EndEffectorInfo[];
   readonly height: number;
+  /** The `continuumSections` option, found on the rig (in the option's order). */
+  sections: readonly ResolvedContinuumSection[];
   /** The joint limits every plan uses: shared with copies (see FabrikModel.shareLimits) until edited. */
   limits: JointLimits;
   /** The targets in effector order, and what they compile to (null without targets). */
@@ -102,6 +112,7 @@ function setUp(
     parents: rig.parents,
     restPositions: rig.restPositions,
   });
+  const sections = resolveContinuumSections(rig, roles, options.continuumSections);
   const limits = createJointLimits(solverRig);
   const up = modelSpaceUp(rig);
   if (options.limits === "humanoid") {
@@ -131,6 +142,7 @@ function setUp(
     depths: jointDepths(rig.parents),
     effectors: discoverEndEffectors(rig),
     height: characterHeight(rig.restPositions, deformingJoints(rig), up),
+    sections,
     limits: model.shareLimits(limits),
     entries: [],
     targets: null,
@@ -195,5 +207,42 @@ export function setCharacterLimit(
     character.model.releaseLimits(limits);
     character.limits = own;
     if (character.targets !== null) setPlanLimits(character.targets.plan, own);
+  }
+}
+
+/** The character's continuum sections, for tools: joints, names, bend limit, and whether the plan uses each. */
+export function continuumSectionsOf(character: AttachedCharacter): FabrikContinuumSectionInfo[] {
+  const inPlan = character.targets?.sectionInPlan;
+  return character.sections.map((section, s) =>
+    sectionInfo(section, character.rig.names, inPlan !== undefined && inPlan[s] >= 0),
+  );
+}
+
+/**
+ * Sets section `s`'s bend limit, in the behavior's options (`kept`), on the character and in the current plan,
+ * effective from the next solve without recompiling. A bad section or angle changes nothing.
+ */
+export function setSectionMaxBend(
+  character: AttachedCharacter,
+  kept: readonly CheckedContinuumSection[],
+  s: number,
+  maxBend: number,
+  who: string,
+): void {
+  const count = character.sections.length;
+  if (!Number.isInteger(s) || s < 0 || s >= count) {
+    throw new FabrikError(
+      `${who}: no continuum section ${String(s)} (the behavior has ` +
+        `${count === 0 ? "none" : `${count}: 0..${count - 1}`})`,
+      undefined,
+      "section",
+    );
+  }
+  const value = checkMaxBend(maxBend, who);
+  kept[s].maxBend = value;
+  character.sections[s].maxBend = value;
+  const targets = character.targets;
+  if (targets !== null && targets.sectionInPlan[s] >= 0) {
+    targets.plan.continuum.maxBend[targets.sectionInPlan[s]] = value;
   }
 }

@@ -1,5 +1,10 @@
 import type { Skeleton } from "@babylonjs/core/Bones/skeleton.js";
 import { FabrikError } from "../solver/errors.js";
+import {
+  checkContinuumOption,
+  type CheckedContinuumSection,
+  type FabrikContinuumSection,
+} from "./continuumOptions.js";
 import type { FabrikStage } from "./fabrikSystem.js";
 import { describeValue } from "./targetBinding.js";
 
@@ -49,6 +54,13 @@ export interface FabrikBehaviorOptions {
    * skeleton (or its name) whose rig to drive. Skins sharing joint nodes are one rig either way.
    */
   skeleton?: Skeleton | string;
+  /**
+   * Runs of bones that bend as one constant-curvature arc each (a tail, a tentacle in three segments), by
+   * bone name: `[{ bones: { from: "Tail1", to: "Tail7" }, maxBend: Math.PI / 2 }]`. Their bones are found
+   * when the behavior attaches; a section bends as an arc while some target's chain moves it whole (see
+   * docs/continuum.md and `FabrikBehavior.continuumSections`). Its bones' own limits are not used.
+   */
+  continuumSections?: readonly FabrikContinuumSection[];
 }
 
 /** The options as the behavior keeps them: checked, defaults filled in. */
@@ -59,6 +71,11 @@ export interface CheckedBehaviorOptions {
   readonly skeleton: Skeleton | string | undefined;
   readonly tolerance: number;
   readonly maxIterations: number;
+  /**
+   * Bones not found yet; replaced by `FabrikBehavior.setContinuumSections`, their `maxBend` changed by
+   * `setContinuumMaxBend`.
+   */
+  continuumSections: CheckedContinuumSection[];
 }
 
 /**
@@ -71,7 +88,15 @@ const DEFAULT_BEHAVIOR_MAX_ITERATIONS = 100;
 
 const STAGES: readonly FabrikStage[] = ["beforeRender", "afterAnimations"];
 const PRESETS: readonly FabrikLimitPreset[] = ["humanoid", "none"];
-const OPTION_KEYS = ["stage", "tolerance", "maxIterations", "limits", "fitLimitsToAnimations", "skeleton"];
+const OPTION_KEYS = [
+  "stage",
+  "tolerance",
+  "maxIterations",
+  "limits",
+  "fitLimitsToAnimations",
+  "skeleton",
+  "continuumSections",
+];
 
 /** Checks the constructor's options; throws a {@link FabrikError} naming the first bad one. */
 export function checkBehaviorOptions(options: FabrikBehaviorOptions): CheckedBehaviorOptions {
@@ -126,6 +151,7 @@ export function checkBehaviorOptions(options: FabrikBehaviorOptions): CheckedBeh
     skeleton,
     tolerance: checkTolerance(options.tolerance ?? 1e-3),
     maxIterations: checkMaxIterations(options.maxIterations ?? DEFAULT_BEHAVIOR_MAX_ITERATIONS),
+    continuumSections: checkContinuumOption(options.continuumSections),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { SolveSettings } from "../solver/fabrik.js";
 import type { JointLimits } from "../solver/limits.js";
 import { setEffectorWeight, type SolvePlan } from "../solver/plan.js";
+import { sectionsForPlan, type ResolvedContinuumSection } from "./continuumOptions.js";
 import type { FramePose } from "./framePose.js";
 import type { FabrikModel } from "./modelCache.js";
 import type { Vector3Like } from "./poseReader.js";
@@ -61,6 +62,8 @@ export class CompiledTargets {
   readonly settings: SolveSettings;
   /** Whether some target is a foot at its shin's end. */
   readonly hasShinEnds: boolean;
+  /** Per continuum section of the behavior: its index among the plan's sections, or -1 when not in use. */
+  readonly sectionInPlan: Int32Array;
   private readonly _polesAt: number;
   private readonly _weightAt: number;
   private readonly _pullAt: number;
@@ -69,26 +72,33 @@ export class CompiledTargets {
   private readonly _sources: (TargetSource | TargetBinding)[];
 
   /**
-   * Compiles `entries` (at least one) into a plan of `model` with `limits`; a bad set throws the solver's
-   * error and builds nothing.
+   * Compiles `entries` (at least one) into a plan of `model` with `limits` and those of `sections` the
+   * targets' chains move whole; a bad set throws the solver's error and builds nothing.
    */
   constructor(
     readonly entries: readonly TargetEntry[],
     readonly model: FabrikModel,
     limits: JointLimits,
+    sections: readonly ResolvedContinuumSection[],
     tolerance: number,
     maxIterations: number,
   ) {
-    this.plan = model.compilePlan({
-      effectors: entries.map((e) => ({
-        joint: e.shinEnd?.shin ?? e.joint,
-        chainLength: e.chainLength,
-        pole: e.pole !== null,
-      })),
-      limits,
-      // Only rotations are written back: joints below the chains keep their local rotations anyway.
-      passiveJoints: "carriers",
-    });
+    const effectors = entries.map((e) => ({
+      joint: e.shinEnd?.shin ?? e.joint,
+      chainLength: e.chainLength,
+      pole: e.pole !== null,
+    }));
+    // Only rotations are written back: joints below the chains keep their local rotations anyway.
+    const options = { effectors, limits, passiveJoints: "carriers" } as const;
+    let compiled = model.compilePlan(options);
+    // Which sections the chains move whole is known once they are laid out (chains carried by others join).
+    const continuum = sectionsForPlan(compiled, sections);
+    if (continuum.specs.length > 0) {
+      model.releasePlan(compiled);
+      compiled = model.compilePlan({ ...options, continuumSections: continuum.specs });
+    }
+    this.plan = compiled;
+    this.sectionInPlan = continuum.inPlan;
     const m = entries.length;
     // A foot at its shin's end gives the shin the orientation that ends it on the target.
     const match = Uint8Array.from(entries, (e) => (e.matchOrientation || e.shinEnd !== null ? 1 : 0));

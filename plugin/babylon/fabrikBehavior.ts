@@ -10,34 +10,33 @@ import type { Rig } from "../solver/rig.js";
 import {
   attachCharacter,
   checkAttachable,
+  continuumSectionsOf,
   detachCharacter,
   requireAttached,
   setCharacterLimit,
+  setSectionMaxBend,
   type AttachedCharacter,
 } from "./attachedCharacter.js";
-import {
-  checkBehaviorOptions,
-  checkMaxIterations,
-  checkTolerance,
-  checkWeight,
-  type CheckedBehaviorOptions,
-  type FabrikBehaviorOptions,
-  type FabrikStage,
-} from "./behaviorOptions.js";
+import type { FabrikBehaviorOptions, FabrikStage } from "./behaviorOptions.js";
+import { BehaviorSettings } from "./behaviorSettings.js";
+import type { FabrikContinuumSection, FabrikContinuumSectionInfo } from "./continuumOptions.js";
 import type { EndEffectorInfo } from "./endEffectors.js";
-import {
-  checkPass,
-  type FabrikFrameOf,
-  type FabrikPassOf,
-  type FabrikPassOptions,
-  type FabrikSolvedEventOf,
-} from "./fabrikFrame.js";
+import type { FabrikFrame, FabrikPass, FabrikSolvedEvent } from "./behaviorEvents.js";
+import { checkPass, type FabrikPassOptions } from "./fabrikFrame.js";
 import type { HumanoidRoles } from "../rig/index.js";
 import { findJointIndex, labelOf, resolveJoint, type FabrikJoint } from "./jointLookup.js";
 import { shinOf } from "./limbChains.js";
 import type { SkeletonRig } from "./skeletonRig.js";
 import type { TargetSource } from "./targetBinding.js";
-import { entryOf, installTargets, makeTargetEntry, putTarget, refuseTargetWeight } from "./targetEditing.js";
+import {
+  changeTargetWeight,
+  entryOf,
+  installTargets,
+  makeTargetEntry,
+  putTarget,
+  refuseTargetWeight,
+  replaceContinuumSections,
+} from "./targetEditing.js";
 import {
   checkTargetOptions,
   targetInfo,
@@ -46,18 +45,7 @@ import {
 } from "./targetOptions.js";
 
 export type { FabrikBehaviorOptions, FabrikLimitPreset, FabrikStage } from "./behaviorOptions.js";
-export type { FabrikPassOptions } from "./fabrikFrame.js";
-export type { FabrikJoint } from "./jointLookup.js";
-export type { FabrikTargetInfo, FabrikTargetOptions } from "./targetOptions.js";
-
-/** One frame of a character, as passes and `onBeforeSolveObservable` observers see it: see FabrikFrameOf. */
-export type FabrikFrame = FabrikFrameOf<FabrikBehavior>;
-/** A step of a character's frame: see FabrikPassOf and {@link FabrikBehavior.addPass}. */
-export type FabrikPass = FabrikPassOf<FabrikBehavior>;
-/** What {@link FabrikBehavior.onSolvedObservable} carries: the same object every frame. */
-export type FabrikSolvedEvent = FabrikSolvedEventOf<FabrikBehavior>;
-/** What {@link FabrikBehavior.onBeforeSolveObservable} carries: the frame itself, after the passes. */
-export type FabrikBeforeSolveEvent = FabrikFrame;
+export type { FabrikBeforeSolveEvent, FabrikFrame, FabrikPass, FabrikSolvedEvent } from "./behaviorEvents.js";
 
 /**
  * Full-body FABRIK inverse kinematics for a skinned character, on top of its animation.
@@ -106,16 +94,11 @@ export class FabrikBehavior implements Behavior<TransformNode> {
   readonly onDetachObservable = new Observable<FabrikBehavior>();
   /** Inspector rows, filled after `installFabrikInspector(this)`: an Inspector `additionalNodes` entry. */
   inspectableCustomProperties: IInspectable[] = [];
-  private readonly _options: CheckedBehaviorOptions;
-  private _tolerance: number;
-  private _maxIterations: number;
-  private _weight = 1;
+  private readonly _settings: BehaviorSettings;
   private _character: AttachedCharacter | null = null;
 
   constructor(options: FabrikBehaviorOptions = {}) {
-    this._options = checkBehaviorOptions(options);
-    this._tolerance = this._options.tolerance;
-    this._maxIterations = this._options.maxIterations;
+    this._settings = new BehaviorSettings(options);
   }
 
   /** The behavior's name, constant: `node.getBehaviorByName("FabrikIK")`. */
@@ -131,33 +114,29 @@ export class FabrikBehavior implements Behavior<TransformNode> {
 
   /** Global blend, 0..1: 0 leaves the animated pose exactly as it is, 1 shows the full IK pose. */
   get weight(): number {
-    return this._weight;
+    return this._settings.weight;
   }
   set weight(value: number) {
-    this._weight = checkWeight(value);
+    this._settings.weight = value;
   }
 
   /** An effector within this fraction of the character's {@link height} counts as reached. */
   get tolerance(): number {
-    return this._tolerance;
+    return this._settings.tolerance;
   }
   set tolerance(value: number) {
-    this._tolerance = checkTolerance(value);
-    const c = this._character;
-    if (c?.targets != null) c.targets.settings.tolerance = this._tolerance * c.height;
+    this._settings.setTolerance(value, this._character);
   }
 
   get maxIterations(): number {
-    return this._maxIterations;
+    return this._settings.maxIterations;
   }
   set maxIterations(value: number) {
-    this._maxIterations = checkMaxIterations(value);
-    const targets = this._character?.targets;
-    if (targets != null) targets.settings.maxIterations = this._maxIterations;
+    this._settings.setMaxIterations(value, this._character);
   }
 
   get stage(): FabrikStage {
-    return this._options.stage;
+    return this._settings.options.stage;
   }
 
   /** The rig being driven, or null before attach. */
@@ -243,7 +222,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
   attach(node: TransformNode): void {
     if (this.attachedNode === node) return;
     checkAttachable(this.attachedNode, node);
-    this._character = attachCharacter(this, node, this._options);
+    this._character = attachCharacter(this, node, this._settings.options);
     this.attachedNode = node;
     this.onAttachObservable.notifyObservers(this);
   }
@@ -295,7 +274,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     const j = resolveJoint(character, joint, who);
     const checked = checkTargetOptions(options, who, j);
     const entry = makeTargetEntry(character, j, labelOf(joint), target, checked, who);
-    if (putTarget(character, entry, this._tolerance, this._maxIterations, who)) {
+    if (putTarget(character, entry, this._settings, who)) {
       this.onTargetsChangedObservable.notifyObservers(this);
     }
   }
@@ -308,14 +287,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
    * a number in [0, 1], an unknown joint, or a joint without a target.
    */
   setTargetWeight(joint: FabrikJoint, weight: number): void {
-    const c = this._character;
-    const valid = c !== null && typeof weight === "number" && weight >= 0 && weight <= 1;
-    const e = valid ? entryOf(c!.entries, this.jointIndex(joint)) : -1;
-    if (e >= 0) {
-      c!.entries[e].weight = weight;
-      c!.targets!.setWeight(e, weight);
-      return;
-    }
+    if (changeTargetWeight(this._character, this.jointIndex(joint), weight)) return;
     const who = `FabrikIK setTargetWeight(${labelOf(joint)})`;
     refuseTargetWeight(this._attached(who), joint, weight, who);
   }
@@ -327,7 +299,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     const j = resolveJoint(character, joint, who);
     if (!character.entries.some((e) => e.joint === j)) return false;
     const rest = character.entries.filter((e) => e.joint !== j);
-    installTargets(character, rest, this._tolerance, this._maxIterations, who);
+    installTargets(character, rest, this._settings, who);
     this.onTargetsChangedObservable.notifyObservers(this);
     return true;
   }
@@ -336,7 +308,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
   clearTargets(): void {
     const character = this._character;
     if (character === null || character.targets === null) return;
-    installTargets(character, [], this._tolerance, this._maxIterations, "FabrikIK clearTargets()");
+    installTargets(character, [], this._settings, "FabrikIK clearTargets()");
     this.onTargetsChangedObservable.notifyObservers(this);
   }
 
@@ -356,6 +328,31 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     const character = this._attached(who);
     const spec = character.limits.specs[resolveJoint(character, joint, who)];
     return spec === undefined ? undefined : structuredClone(spec);
+  }
+
+  /**
+   * Replaces the continuum sections (`[]`: none), as the `continuumSections` option gives them, and compiles
+   * the targets again. Throws a {@link FabrikError}, changing nothing, for a bad set.
+   */
+  setContinuumSections(sections: readonly FabrikContinuumSection[]): void {
+    const who = "FabrikIK setContinuumSections()";
+    const { options } = this._settings;
+    if (replaceContinuumSections(this._character, options, this._settings, sections, who))
+      this.onTargetsChangedObservable.notifyObservers(this);
+  }
+
+  /** The `continuumSections` option found on the rig, each used or not by the targets (fresh; [] detached). */
+  get continuumSections(): readonly FabrikContinuumSectionInfo[] {
+    return this._character === null ? [] : continuumSectionsOf(this._character);
+  }
+
+  /**
+   * Sets continuum section `section`'s bend limit (radians in (0, 2π)), from the next solve, without
+   * recompiling. Throws a {@link FabrikError}, changing nothing, for an unknown section or a bad angle.
+   */
+  setContinuumMaxBend(section: number, maxBend: number): void {
+    const who = `FabrikIK setContinuumMaxBend(${String(section)})`;
+    setSectionMaxBend(this._attached(who), this._settings.options.continuumSections, section, maxBend, who);
   }
 
   /**

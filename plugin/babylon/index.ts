@@ -20,19 +20,13 @@ export { WorldMatrixCache } from "./worldMatrixCache.js";
 export { quaternionFromArray, vectorFromArray } from "./arrayToBabylon.js";
 export { nodeRotationToModel } from "./targetOrientation.js";
 export { fitLimitsToAnimations, type AnimationLimitFit } from "./animationLimits.js";
-export {
-  FabrikBehavior,
-  type FabrikBehaviorOptions,
-  type FabrikJoint,
-  type FabrikLimitPreset,
-  type FabrikBeforeSolveEvent,
-  type FabrikSolvedEvent,
-  type FabrikStage,
-  type FabrikTargetInfo,
-  type FabrikTargetOptions,
-} from "./fabrikBehavior.js";
-export type { FabrikFrame, FabrikPass, FabrikPassOptions } from "./fabrikBehavior.js";
-export type { FabrikFrameOf, FabrikPassOf, FabrikSolvedEventOf } from "./fabrikFrame.js";
+export { FabrikBehavior } from "./fabrikBehavior.js";
+export type { FabrikBeforeSolveEvent, FabrikFrame, FabrikPass, FabrikSolvedEvent } from "./behaviorEvents.js";
+export type { FabrikBehaviorOptions, FabrikLimitPreset, FabrikStage } from "./behaviorOptions.js";
+export type { FabrikContinuumSection, FabrikContinuumSectionInfo } from "./continuumOptions.js";
+export type { FabrikJoint } from "./jointLookup.js";
+export type { FabrikTargetInfo, FabrikTargetOptions } from "./targetOptions.js";
+export type { FabrikFrameOf, FabrikPassOf, FabrikPassOptions, FabrikSolvedEventOf } from "./fabrikFrame.js";
 export { FabrikSystem } from "./fabrikSystem.js";
 export { FabrikModel, FabrikModelCache } from "./modelCache.js";
 export { TargetBinding, type QuaternionLike, type TargetSource } from "./targetBinding.js";

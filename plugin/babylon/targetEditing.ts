@@ -1,11 +1,23 @@
 import { FabrikError } from "../solver/errors.js";
 import type { AttachedCharacter } from "./attachedCharacter.js";
+import type { CheckedBehaviorOptions } from "./behaviorOptions.js";
+import {
+  checkContinuumOption,
+  resolveContinuumSections,
+  type CheckedContinuumSection,
+} from "./continuumOptions.js";
 import { CompiledTargets, type TargetEntry } from "./compiledTargets.js";
 import { defaultChainLength, shinOf } from "./limbChains.js";
 import { ShinEndTarget } from "./shinEndTarget.js";
 import { describeValue, TargetBinding, type TargetSource } from "./targetBinding.js";
 import { resolveJoint, type FabrikJoint } from "./jointLookup.js";
 import type { FabrikTargetOptions } from "./targetOptions.js";
+
+/** The behavior's settings a plan is compiled with: its tolerance (of the character's height), its cap. */
+interface TargetSettings {
+  readonly tolerance: number;
+  readonly maxIterations: number;
+}
 
 /*
  * Changing a character's targets: the entry a `setTarget` call makes, and the compiled plan that replaces the
@@ -88,8 +100,7 @@ export function makeTargetEntry(
 export function putTarget(
   character: AttachedCharacter,
   entry: TargetEntry,
-  tolerance: number,
-  maxIterations: number,
+  settings: TargetSettings,
   who: string,
 ): boolean {
   const current = character.entries;
@@ -110,7 +121,7 @@ export function putTarget(
   const entries = current.slice();
   if (index >= 0) entries[index] = entry;
   else entries.push(entry);
-  installTargets(character, entries, tolerance, maxIterations, who);
+  installTargets(character, entries, settings, who);
   return true;
 }
 
@@ -118,8 +129,7 @@ export function putTarget(
 export function installTargets(
   character: AttachedCharacter,
   entries: TargetEntry[],
-  tolerance: number,
-  maxIterations: number,
+  settings: TargetSettings,
   who: string,
 ): void {
   let compiled: CompiledTargets | null = null;
@@ -129,8 +139,9 @@ export function installTargets(
         entries,
         character.model,
         character.limits,
-        tolerance * character.height,
-        maxIterations,
+        character.sections,
+        settings.tolerance * character.height,
+        settings.maxIterations,
       );
     } catch (error) {
       if (error instanceof FabrikError) {
@@ -147,6 +158,43 @@ export function installTargets(
   character.entries = entries;
   character.targets = compiled;
   character.pipeline.setTargets(compiled);
+}
+
+/**
+ * Replaces the continuum sections (`sections` as the option gives them) in the behavior's options and, when
+ * attached, on its character, compiling its targets again. Returns whether a plan was rebuilt. A refused set
+ * (a bad shape, a bone the rig lacks, ...) changes nothing.
+ */
+export function replaceContinuumSections(
+  character: AttachedCharacter | null,
+  options: CheckedBehaviorOptions,
+  settings: TargetSettings,
+  sections: unknown,
+  who: string,
+): boolean {
+  let checked: CheckedContinuumSection[];
+  try {
+    checked = checkContinuumOption(sections);
+    if (character === null) {
+      options.continuumSections = checked;
+      return false;
+    }
+    const previous = character.sections;
+    character.sections = resolveContinuumSections(character.rig, character.roles, checked);
+    try {
+      if (character.entries.length > 0) installTargets(character, character.entries.slice(), settings, who);
+    } catch (error) {
+      character.sections = previous;
+      throw error;
+    }
+  } catch (error) {
+    if (error instanceof FabrikError && !error.message.startsWith(who)) {
+      throw new FabrikError(`${who}: ${error.message.replace(/^FabrikIK: /, "")}`, error.joint, error.option);
+    }
+    throw error;
+  }
+  options.continuumSections = checked;
+  return character.entries.length > 0;
 }
 
 /** One target per solver effector: a shin pulled for its foot takes no target of its own, and back. */
@@ -185,6 +233,19 @@ function checkEffectorFree(
 export function entryOf(entries: readonly TargetEntry[], j: number): number {
   if (j >= 0) for (let e = 0; e < entries.length; e++) if (entries[e].joint === j) return e;
   return -1;
+}
+
+/**
+ * Sets the weight of joint `j`'s target when there is one and the weight is a number in [0, 1]; false
+ * otherwise, changing nothing (the caller then says why: see refuseTargetWeight). Allocates nothing.
+ */
+export function changeTargetWeight(character: AttachedCharacter | null, j: number, weight: number): boolean {
+  const valid = character !== null && typeof weight === "number" && weight >= 0 && weight <= 1;
+  const e = valid ? entryOf(character.entries, j) : -1;
+  if (e < 0) return false;
+  character!.entries[e].weight = weight;
+  character!.targets!.setWeight(e, weight);
+  return true;
 }
 
 /** Throws the error a bad `setTargetWeight` call owes (kept apart: the call itself builds no text). */

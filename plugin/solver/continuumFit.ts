@@ -64,8 +64,10 @@ export function fitArc(plan: SolvePlan, s: number, positions: Float64Array, mode
   lengthOf(EA);
   const b = temp[SCALAR];
   sectionLength(plan, s);
-  if (b > DEGENERATE_EPSILON * (temp[SCALAR] + Math.abs(t))) normalize(EA);
-  else bendSide(plan, s, positions, E1, EA);
+  if (b > DEGENERATE_EPSILON * (temp[SCALAR] + Math.abs(t))) {
+    normalize(EA);
+    orthogonalize(EA, E1);
+  } else bendSide(plan, s, positions, E1, EA);
   temp[EB] = temp[E1 + 1] * temp[EA + 2] - temp[E1 + 2] * temp[EA + 1];
   temp[EB + 1] = temp[E1 + 2] * temp[EA] - temp[E1] * temp[EA + 2];
   temp[EB + 2] = temp[E1] * temp[EA + 1] - temp[E1 + 1] * temp[EA];
@@ -161,6 +163,7 @@ export function bendSide(
   lengthOf(to);
   if (temp[SCALAR] > scale) {
     normalize(to);
+    orthogonalize(to, from);
     return;
   }
   const ax = Math.abs(temp[from]),
@@ -284,6 +287,19 @@ export function dot(a: number, b: number): void {
 /** |a|, into SCALAR. */
 export function lengthOf(a: number): void {
   temp[SCALAR] = Math.sqrt(temp[a] * temp[a] + temp[a + 1] * temp[a + 1] + temp[a + 2] * temp[a + 2]);
+}
+
+/**
+ * Takes the unit vector `from` out of the unit vector at a once more, and normalises it again. A vector that
+ * was a difference of two nearly parallel ones (a goal almost straight along the axis) keeps the rounding of
+ * the two, divided by their small difference, across the axis: a bone placed along cos·axis + sin·side would
+ * then change length by that much (up to 1e-8 of it, found by the fuzzer). A second pass leaves 1e-16.
+ */
+function orthogonalize(a: number, from: number): void {
+  dot(a, from);
+  const along = temp[SCALAR];
+  for (let d = 0; d < 3; d++) temp[a + d] -= along * temp[from + d];
+  normalize(a);
 }
 
 /** Normalises the vector at a in place; false (and unchanged) when it is zero. */

@@ -78,6 +78,19 @@ export function inspectorRowList(
       },
     );
   });
+  ik.continuumSections.forEach((_, s) => {
+    rows.push(
+      { label: `Continuum section ${s + 1}`, propertyName: `${p}Section${s}`, type: InspectableType.Tab },
+      {
+        label: `Continuum section ${s + 1} max bend (°)`,
+        propertyName: `${p}Section${s}MaxBend`,
+        type: InspectableType.Slider,
+        min: 1,
+        max: 359,
+        step: 1,
+      },
+    );
+  });
   const names = ik.rig!.names;
   const roleOf = new Map<number, string>();
   for (const [role, j] of Object.entries(ik.roles)) if (j !== undefined) roleOf.set(j, role);

@@ -6,7 +6,16 @@ import type { FabrikBehavior, FabrikTargetInfo } from "../babylon/index.js";
 import type { JointLimitSpec } from "../solver/index.js";
 import { DebugToggle } from "./debugToggle.js";
 import { inspectorRowList } from "./inspectorRowList.js";
-import { clamp, degrees, describeLimits, describeReport, describeSource, finite } from "./inspectorValues.js";
+import {
+  clamp,
+  degrees,
+  describeLimits,
+  describeReport,
+  describeSection,
+  describeSource,
+  finite,
+  RAD,
+} from "./inspectorValues.js";
 import { getSelectedJoint, setSelectedJoint } from "./jointSelection.js";
 import { editRange, editSwing, jointObject, rangeOf, SWING_SIDES, type RangeKind } from "./limitEdits.js";
 import { moveTarget, retarget, targetPosition } from "./targetEdits.js";
@@ -84,7 +93,7 @@ export class InspectorRows {
     this._rebuild();
     this._targetsObserver = _ik.onTargetsChangedObservable.add(() => {
       this._rebuild();
-      this._refresh(["Summary", "LastSolve", ...JOINT_KEYS]);
+      this._refresh(["Summary", "LastSolve", ...JOINT_KEYS, ...this._sectionKeys()]);
     });
   }
 
@@ -109,6 +118,7 @@ export class InspectorRows {
   /** Replaces this behavior's rows on every host, after any rows the user put there. */
   private _rebuild(): void {
     this._ik.targets.forEach((_, e) => this._defineTargetProperties(e));
+    this._ik.continuumSections.forEach((_, s) => this._defineSectionProperties(s));
     const rows = inspectorRowList(this._ik, this.prefix, this._depths, {
       reset: () => this._resetJoint(false),
       free: () => this._resetJoint(true),
@@ -238,6 +248,26 @@ export class InspectorRows {
         retarget(ik, t, { chainLength: length });
       },
     );
+  }
+
+  /** Continuum section `s`: what it is and whether the targets bend it, and its bend limit in degrees. */
+  private _defineSectionProperties(s: number): void {
+    if (this._keys.has(`${this.prefix}Section${s}`)) return;
+    const ik = this._ik;
+    this._define(`Section${s}`, () => describeSection(ik.continuumSections[s]));
+    this._define(
+      `Section${s}MaxBend`,
+      () => {
+        const section = ik.continuumSections[s];
+        return section === undefined ? undefined : degrees(section.maxBend);
+      },
+      (v) => ik.setContinuumMaxBend(s, clamp(finite(v, "max bend"), 1, 359) * RAD),
+    );
+  }
+
+  /** The suffixes of the section rows, which a new plan changes (a section becomes active or not). */
+  private _sectionKeys(): string[] {
+    return this._ik.continuumSections.map((_, s) => `Section${s}`);
   }
 
   /**

@@ -1,5 +1,10 @@
 import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
-import type { FabrikBehavior, FabrikTargetInfo, Vector3Like } from "../babylon/index.js";
+import type {
+  FabrikBehavior,
+  FabrikContinuumSectionInfo,
+  FabrikTargetInfo,
+  Vector3Like,
+} from "../babylon/index.js";
 
 /*
  * What the Inspector rows show (one line of text per row) and how they read what the user typed: numbers
@@ -46,6 +51,17 @@ export function describeSource(source: FabrikTargetInfo["source"]): string {
 }
 
 /** Radians to degrees, rounded to 1e-6° so that a slider shows 45, not 45.00000000000001. */
+/** A continuum section in one line, e.g. "Tail2 → Tail4, 2 bones, bending as one arc". */
+export function describeSection(section: FabrikContinuumSectionInfo | undefined): string {
+  if (section === undefined) return "";
+  const { names } = section;
+  const bones = names.length - 1;
+  return (
+    `${names[0]} → ${names[bones]}, ${bones} bone${bones === 1 ? "" : "s"}, ` +
+    (section.active ? "bending as one arc" : "not in use (no target's chain moves it whole)")
+  );
+}
+
 export function degrees(radians: number): number {
   return Math.round(radians * DEG * 1e6) / 1e6;
 }

@@ -295,7 +295,22 @@ describe.skipIf(chromiumPath === "")("the demo in Chromium", () => {
     // The middle tentacle aims at the goal itself (its neighbours a little to their sides).
     const tip = (await demo.hook((h) => h.effectorWorldPosition("Tentacle.24")))!;
     expect(distance(tip, goal), "tip to goal (m)").toBeLessThan(0.02);
+    // Each tentacle curls in three continuum arcs; the switch turns them into 24 plain joints and back.
+    expect(m.continuumSections, "arcs of the middle tentacle").toBe(3);
     await demo.screenshot("tentacles");
+    await demo.page.click("#toggle-continuum");
+    // Back over the scene, so the goal is the pointer's again (it wanders once the pointer rests).
+    await demo.page.mouse.move(at.x, at.y + 1, { steps: 2 });
+    await demo.hook((h) => h.frames(2));
+    const plain = await demo.hook((h) => h.metrics());
+    expect(plain.continuumSections, "arcs with the switch off").toBe(0);
+    const plainTip = (await demo.hook((h) => h.effectorWorldPosition("Tentacle.24")))!;
+    expect(distance(plainTip, [plain.goalX, plain.goalY, plain.goalZ]), "plain tip to goal (m)").toBeLessThan(
+      0.02,
+    );
+    await demo.page.click("#toggle-continuum");
+    await demo.hook((h) => h.frames(1));
+    expect((await demo.hook((h) => h.metrics())).continuumSections).toBe(3);
   });
 
   it("shows the solver-only scene", async () => {

@@ -772,6 +772,12 @@ const constructing = (options: unknown) => ({
   call: () => new FabrikBehavior(options as never),
   state: () => "nothing to change",
 });
+/** Attaching a behavior with these continuum sections to the mannequin. */
+const attachingSections = (sections: unknown) => ({
+  call: () => loaded.root.addBehavior(new FabrikBehavior({ continuumSections: sections as never }), true),
+  state: () => text([loaded.root.behaviors.length, loaded.scene.onBeforeRenderObservable.observers.length]),
+  character: true,
+});
 const target = (joint: string, source: unknown, options?: unknown) => ({
   call: () => ik.setTarget(joint, source as never, options as never),
   state: behaviorState,
@@ -823,7 +829,7 @@ const BEHAVIOR_ROWS: Row[] = [
     input: "an unknown option (a typo)",
     result:
       'FabrikIK: unknown option "tolerence" (options are stage, tolerance, maxIterations, limits, ' +
-      "fitLimitsToAnimations, skeleton)",
+      "fitLimitsToAnimations, skeleton, continuumSections)",
     option: "tolerence",
     ...constructing({ tolerence: 1e-3 }),
   },
@@ -919,6 +925,100 @@ const BEHAVIOR_ROWS: Row[] = [
     option: "skeleton",
     call: () => loaded.root.addBehavior(new FabrikBehavior({ skeleton: "nope" }), true),
     state: () => text([loaded.root.behaviors.length, loaded.scene.onBeforeRenderObservable.observers.length]),
+    character: true,
+  },
+  {
+    api: "`new FabrikBehavior`",
+    input: "`continuumSections` not an array",
+    result: 'FabrikIK: continuumSections must be an array of { bones, maxBend? }, got the string "Tail"',
+    option: "continuumSections",
+    ...constructing({ continuumSections: "Tail" }),
+  },
+  {
+    api: "`new FabrikBehavior`",
+    input: "a continuum section whose `bones` list fewer than two joints and are not `{ from, to }`",
+    result:
+      "FabrikIK: continuumSections[0]: bones must list at least two joints (the base first, the tip last) or be { from, to }",
+    option: "continuumSections",
+    ...constructing({ continuumSections: [{ bones: ["Spine"] }] }),
+  },
+  {
+    api: "`new FabrikBehavior`",
+    input: "a continuum section with an unknown key (a typo)",
+    result: 'FabrikIK: continuumSections[0]: unknown key "maxbend" (keys are bones, maxBend)',
+    option: "continuumSections",
+    ...constructing({ continuumSections: [{ bones: ["Spine", "Spine1"], maxbend: 1 }] }),
+  },
+  {
+    api: "`new FabrikBehavior`",
+    input: "a continuum section's `maxBend` outside (0, 2π), NaN or not a number",
+    result: "FabrikIK: continuumSections[0]: maxBend must be a number in (0, 2π) radians, got 7",
+    option: "continuumSections",
+    ...constructing({ continuumSections: [{ bones: ["Spine", "Spine1"], maxBend: 7 }] }),
+  },
+  {
+    api: "`attach` (`addBehavior`)",
+    input: "a continuum section naming a bone the rig does not have",
+    result:
+      'FabrikIK: continuumSections[0].bones[1]: no bone or humanoid role named "Spine9" The rig has 65 joints (…) and roles …',
+    option: "continuumSections",
+    ...attachingSections([{ bones: ["Spine", "Spine9"] }]),
+  },
+  {
+    api: "`attach` (`addBehavior`)",
+    input: "a continuum section's `bones` not parent to child",
+    result:
+      'FabrikIK: continuumSections[0]: "Spine2" is not a child of "Spine"; a section\'s bones run parent to child',
+    option: "continuumSections",
+    joint: () => ik.jointIndex("Spine2"),
+    ...attachingSections([{ bones: ["Spine", "Spine2"] }]),
+  },
+  {
+    api: "`attach` (`addBehavior`)",
+    input: "a continuum section `{ from, to }` whose `to` does not hang below `from`",
+    result:
+      'FabrikIK: continuumSections[0]: "LeftHand" does not hang below "Neck"; a section runs from its base down to its tip',
+    option: "continuumSections",
+    joint: () => ik.jointIndex("LeftHand"),
+    ...attachingSections([{ bones: { from: "Neck", to: "LeftHand" } }]),
+  },
+  {
+    api: "`attach` (`addBehavior`)",
+    input: "two continuum sections sharing a bone",
+    result: 'FabrikIK: continuumSections[1]: the bone to "Spine2" is already in continuumSections[0]',
+    option: "continuumSections",
+    joint: () => ik.jointIndex("Spine2"),
+    ...attachingSections([
+      { bones: { from: "Hips", to: "Spine2" } },
+      { bones: ["Spine1", "Spine2", "Neck"] },
+    ]),
+  },
+  {
+    api: "`setContinuumSections`",
+    input: "a set the constructor or `attach` would refuse (here a bone the rig does not have)",
+    result:
+      'FabrikIK setContinuumSections(): continuumSections[0].bones[1]: no bone or humanoid role named "Tentacle.99" …',
+    option: "continuumSections",
+    call: () => tentacleIk.setContinuumSections([{ bones: ["Tentacle.00", "Tentacle.99"] }]),
+    state: () => text([tentacleIk.continuumSections, identity(tentacleIk.plan)]),
+    character: true,
+  },
+  {
+    api: "`setContinuumMaxBend`",
+    input: "a section the behavior does not have",
+    result: "FabrikIK setContinuumMaxBend(0): no continuum section 0 (the behavior has none)",
+    option: "section",
+    call: () => ik.setContinuumMaxBend(0, 1),
+    state: behaviorState,
+    character: true,
+  },
+  {
+    api: "`setContinuumMaxBend`",
+    input: "a bend limit outside (0, 2π), NaN or not a number",
+    result: "FabrikIK setContinuumMaxBend(0): maxBend must be a number in (0, 2π) radians, got NaN",
+    option: "maxBend",
+    call: () => tentacleIk.setContinuumMaxBend(0, NaN),
+    state: () => text([tentacleIk.continuumSections, identity(tentacleIk.plan)]),
     character: true,
   },
   {
@@ -1611,7 +1711,10 @@ describe("bad input: what each refusal says, and that it changes nothing", () =>
     const tentacleRoot = await ImportMeshAsync(new Uint8Array(readFileSync(tentacle.path)), loaded.scene, {
       pluginExtension: ".glb",
     });
-    tentacleIk = new FabrikBehavior();
+    // Its first eight bones in a continuum section, for the setContinuumMaxBend rows.
+    tentacleIk = new FabrikBehavior({
+      continuumSections: [{ bones: { from: "Tentacle.00", to: "Tentacle.08" }, maxBend: 2 }],
+    });
     tentacleRoot.meshes[0].addBehavior(tentacleIk, true);
     const hand = ik.rig!.nodes[ik.jointIndex("leftHand")]!;
     loaded.scene.incrementRenderId();

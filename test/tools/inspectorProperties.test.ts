@@ -456,3 +456,42 @@ describe.skipIf(!mannequin.present)("Inspector properties (mannequin)", () => {
     expect(made.isDisposed).toBe(true);
   });
 });
+
+const tentacle = OWN_CHARACTERS.find((c) => c.folder === "tentacle")!;
+
+describe("Inspector rows of continuum sections (tentacle)", () => {
+  it("shows each section, whether the targets bend it, and edits its bend limit", async () => {
+    const loaded = await loadCharacter(tentacle);
+    try {
+      const ik = attach(loaded, {
+        continuumSections: [
+          { bones: { from: "Tentacle.00", to: "Tentacle.08" }, maxBend: Math.PI / 2 },
+          { bones: { from: "Tentacle.08", to: "Tentacle.16" } },
+        ],
+      });
+      const root = bag(loaded.root);
+      expect(row(loaded.root, "fabrikSection0")!.type).toBe(InspectableType.Tab);
+      expect(row(loaded.root, "fabrikSection1MaxBend")!.type).toBe(InspectableType.Slider);
+      expect(root.fabrikSection0).toBe(
+        "Tentacle.00 → Tentacle.08, 8 bones, not in use (no target's chain moves it whole)",
+      );
+      expect(root.fabrikSection0MaxBend).toBe(90);
+      expect(root.fabrikSection1MaxBend).toBe(180);
+      const summary = watch(loaded.root, "fabrikSection0");
+      ik.setTarget("Tentacle.12", new Vector3(0.3, 0.8, 0.2));
+      // A new plan: the rows re-read, and the first section now bends as an arc.
+      expect(summary.count).toBeGreaterThan(0);
+      summary.dispose();
+      expect(root.fabrikSection0).toBe("Tentacle.00 → Tentacle.08, 8 bones, bending as one arc");
+      expect(root.fabrikSection1).toMatch(/not in use/);
+      root.fabrikSection0MaxBend = 45;
+      expect(ik.continuumSections[0].maxBend).toBeCloseTo(Math.PI / 4, 12);
+      expect(ik.plan!.continuum.maxBend[0]).toBeCloseTo(Math.PI / 4, 12);
+      // Out of range is clamped, not refused.
+      root.fabrikSection0MaxBend = 400;
+      expect(root.fabrikSection0MaxBend).toBe(359);
+    } finally {
+      loaded.engine.dispose();
+    }
+  });
+});
