@@ -44,7 +44,7 @@ import {
   WARM,
   WEIGHT,
 } from "./trackedSlots.js";
-import { footTarget, handTarget, headTarget, trackedFoot } from "./trackedTargets.js";
+import { footTarget, handTarget, headTarget, headWithinReach, trackedFoot } from "./trackedTargets.js";
 import { bendKnees } from "./trackedKnees.js";
 import { TrackedSteps } from "./trackedSteps.js";
 import { TrackedWarmStart } from "./trackedWarmStart.js";
@@ -285,6 +285,7 @@ export class TrackedBody {
       }
       if (v[VALID] === 1) {
         headTarget(v, body);
+        headWithinReach(v, body);
         this._write(0, HEAD_TARGET);
       }
       for (let i = 0; i < 2; i++) {

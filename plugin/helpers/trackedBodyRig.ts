@@ -1,5 +1,5 @@
 import type { FabrikBehavior, SkeletonRig } from "../babylon/index.js";
-import { findBodyFrame, type HumanoidRole } from "../rig/index.js";
+import { findBodyFrame, quatRotate, type HumanoidRole } from "../rig/index.js";
 import { FabrikError } from "../solver/index.js";
 
 /** The humanoid roles a tracked body drives; each must be recognised. */
@@ -48,6 +48,10 @@ export class TrackedBodyRig {
   readonly standHead: number;
   /** Distance from hips to head. */
   readonly spineLength: number;
+  /** The head chain's length: the sum of its bones, from the joint above the hips to the head. */
+  readonly spineReach: number;
+  /** The head chain's base (the joint above the hips) in the hips' own frame, at rest. */
+  readonly spineBase = new Float64Array(3);
   /** Head minus hips in the body frame: forward, up, left components. */
   readonly headFromHips = new Float64Array(3);
   /** The hands' chain: up to the shoulder (the collarbone turns for a reach overhead), or the behavior's default. */
@@ -124,6 +128,17 @@ export class TrackedBodyRig {
     this.standHead = along(head, 3, -1);
     this.spineLength = dist(head, hips);
     for (let k = 0; k < 3; k++) this.headFromHips[k] = along(head, 3 * k, hips);
+    let reach = 0,
+      base = head;
+    for (let j = head; rig.parents[j] !== hips; j = rig.parents[j]) {
+      reach += dist(j, rig.parents[j]);
+      base = rig.parents[j];
+    }
+    this.spineReach = reach;
+    for (let k = 0; k < 3; k++) this.spineBase[k] = p[3 * base + k] - p[3 * hips + k];
+    const ro = rig.restOrientations;
+    const unturn = Float64Array.of(-ro[4 * hips], -ro[4 * hips + 1], -ro[4 * hips + 2], ro[4 * hips + 3]);
+    quatRotate(this.spineBase, 0, unturn, 0, this.spineBase, 0);
     let legs = 0,
       arms = 0;
     const r = rig.restOrientations;

@@ -1,4 +1,4 @@
-import { quatMultiply, quatMultiplyConjugate } from "../rig/index.js";
+import { quatMultiply, quatMultiplyConjugate, quatRotate } from "../rig/index.js";
 import type { TrackedBodyRig } from "./trackedBodyRig.js";
 import { cross3, frameQuaternion, slerp4 } from "./trackedMath.js";
 import {
@@ -10,6 +10,8 @@ import {
   HAND_TARGET,
   HEAD,
   HEAD_TARGET,
+  HIPS_POS,
+  HIPS_ROT,
   LEFT_FOOT_TRACKER,
   LEFT_HAND,
   Q1,
@@ -43,6 +45,31 @@ export function headTarget(v: Float64Array, body: TrackedBodyRig): boolean {
   for (let k = 0; k < 3; k++) v[HEAD_TARGET + k] = v[HEAD + k];
   quatMultiply(v, HEAD_TARGET + 3, v, Q3, body.rest, 4);
   return true;
+}
+
+/**
+ * The most of its length the head chain is asked to span. A target beyond the chain's reach (the hips placed
+ * by the body model lower or further than the player's were) is not met by any solve, and the solver spends
+ * its whole budget finding the nearest pose; near full stretch FABRIK only creeps.
+ */
+const HEAD_SPAN = 0.999;
+
+/**
+ * Brings `v[HEAD_TARGET]` within `HEAD_SPAN` of the head chain's length from the chain's base, as the hips
+ * `v[HIPS_POS]`, `v[HIPS_ROT]` carry it: along the line from the base, so the head still leans the
+ * tracker's way and the solve converges instead of stalling out of reach.
+ */
+export function headWithinReach(v: Float64Array, body: TrackedBodyRig): void {
+  quatRotate(v, A, v, HIPS_ROT, body.spineBase, 0);
+  let d2 = 0;
+  for (let k = 0; k < 3; k++) {
+    v[A + k] = v[HEAD_TARGET + k] - v[HIPS_POS + k] - v[A + k];
+    d2 += v[A + k] * v[A + k];
+  }
+  const most = HEAD_SPAN * body.spineReach;
+  if (!(d2 > most * most)) return;
+  const pull = 1 - most / Math.sqrt(d2);
+  for (let k = 0; k < 3; k++) v[HEAD_TARGET + k] -= pull * v[A + k];
 }
 
 /**
