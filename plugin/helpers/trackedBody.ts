@@ -53,7 +53,7 @@ import { TrackedWarmStart } from "./trackedWarmStart.js";
 const TRACKED_BODY_ORDER = -40;
 
 /** How far toward the last solution each solve starts (see TrackedWarmStart): the rest is the animation. */
-const WARM_SHARE = 0.5;
+const WARM_SHARE = 0.9;
 
 /** The trackers, in the order of their slots. */
 const POINTS: readonly TrackedPointName[] = [
