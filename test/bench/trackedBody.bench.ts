@@ -17,8 +17,8 @@ import { bestReplay, trackersOf } from "./trackedClips.js";
  * body: those and the legs and feet. Foot sliding: how far a foot TrackedBody holds planted moves while
  * planted, the mean over plants of the largest drift. Jitter: mean joint jerk, |p(t) − 3p(t−1) + 3p(t−2) −
  * p(t−3)|, scaled cm. µs: the behavior's frame (trackers, hips, steps, solve, write), mean, on the measured
- * replay (wall clock), and warm: the process's CPU time replaying the same frames again, the least of five
- * replays (the first replay pays for compiling what it meets; CPU time leaves out another process's turns).
+ * replay (wall clock), and warm: the process's CPU time replaying the same frames again, the least of five or
+ * more replays (see bestReplay; the first replay pays for compiling the code it meets).
  * Baseline (a): the rest pose carried by the head (moved so its head joint is on the head tracker, turned to
  * the head's heading). Baseline (b): the three chains alone, the behavior's default chains for the head and
  * hands with position targets, the character standing where it is (no hips, spine or leg logic).

@@ -51,16 +51,19 @@ export function trackersOf(body: TrackedBodyRig, reader: PoseReader, j: { head: 
   return { head, hands };
 }
 
-/** Replays of a clip timed for the warm cost; the least is kept (the machine is shared). */
+/** A clip is replayed for its warm cost at least this many times, and over at least `TIMED_FRAMES` frames. */
 const TIMED_REPLAYS = 5;
+const TIMED_FRAMES = 1200;
 
 /**
- * µs of the process's CPU time a frame, the least over {@link TIMED_REPLAYS} replays of `frames` frames
- * (`run(f)` runs frame f): CPU time leaves out the time another process holds the core.
+ * µs of the process's CPU time a frame, the least over the replays of `frames` frames (`run(f)` runs frame
+ * f): CPU time leaves out the time another process holds the core, and the least replay the rest of the
+ * machine's noise. Short clips are replayed more, so every clip's code runs about as long before it is timed.
  */
 export function bestReplay(frames: number, run: (f: number) => void): number {
   let best = Infinity;
-  for (let r = 0; r < TIMED_REPLAYS; r++) {
+  const replays = Math.max(TIMED_REPLAYS, Math.ceil(TIMED_FRAMES / frames));
+  for (let r = 0; r < replays; r++) {
     const start = process.cpuUsage();
     for (let f = 0; f < frames; f++) run(f);
     const used = process.cpuUsage(start);
