@@ -174,7 +174,10 @@ export class FrameContinuity {
     for (let i = 0; i < split; i++) positions[i] = kept[i];
     for (let i = 0; i < orientations.length; i++) orientations[i] = kept[split + i];
     for (let i = 0; i < residuals.length; i++) residuals[i] = kept[end + i];
-    report.onLimit.set(shared.keptOnLimit);
+    // The shared array is as long as the largest rig's: only this rig's part is read back.
+    const onLimit = report.onLimit,
+      keptOnLimit = shared.keptOnLimit;
+    for (let i = 0; i < onLimit.length; i++) onLimit[i] = keptOnLimit[i];
     const n = end + residuals.length;
     report.iterations += kept[n];
     report.converged = kept[n + 1] === 1;
