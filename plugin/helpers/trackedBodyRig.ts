@@ -1,6 +1,7 @@
 import type { FabrikBehavior, SkeletonRig } from "../babylon/index.js";
 import { findBodyFrame, quatRotate, type HumanoidRole } from "../rig/index.js";
 import { FabrikError } from "../solver/index.js";
+import { frameQuaternion } from "./trackedMath.js";
 
 /** The humanoid roles a tracked body drives; each must be recognised. */
 const NEEDED: readonly HumanoidRole[] = [
@@ -67,6 +68,13 @@ export class TrackedBodyRig {
   readonly rest = new Float64Array(24);
   /** Per side: the hand's rest pointing axis (lower arm to hand) and the back of the hand (6 numbers). */
   readonly handAxes = new Float64Array(12);
+  /**
+   * The rest frames' own orientations (4 each, see `frameQuaternion`): the body's (forward, up), then each
+   * hand's (its two axes). The targets turn a rest orientation by how a tracker's frame turned from these.
+   */
+  readonly restFrames = new Float64Array(12);
+  /** Per hand: 1 when its rest axes make a frame (its forearm is not along up). */
+  readonly handFramed = new Uint8Array(2);
   /** Every joint the body reads or drives. */
   readonly joints: number[];
 
@@ -161,6 +169,13 @@ export class TrackedBodyRig {
       const len = dist(s.hand, s.lowerArm);
       for (let k = 0; k < 3; k++) a[o + k] = (p[3 * s.hand + k] - p[3 * s.lowerArm + k]) / len;
       for (let k = 0; k < 3; k++) a[o + 3 + k] = f[3 + k];
+    }
+    const scratch = new Float64Array(15);
+    scratch.set(f.subarray(0, 6), 0);
+    frameQuaternion(this.restFrames, 0, scratch, 0, 3, 6);
+    for (let i = 0; i < 2; i++) {
+      scratch.set(this.handAxes.subarray(6 * i, 6 * i + 6), 0);
+      this.handFramed[i] = frameQuaternion(this.restFrames, 4 + 4 * i, scratch, 0, 3, 6) ? 1 : 0;
     }
     this.legLength = legs / 2;
     this.armLength = arms / 2;

@@ -58,13 +58,9 @@ export function headHeading(v: Float64Array, body: TrackedBodyRig): boolean {
  */
 export function headingTurn(v: Float64Array, body: TrackedBodyRig): void {
   const f = body.frame;
-  for (let k = 0; k < 3; k++) {
-    v[A + k] = f[k];
-    v[B + k] = f[3 + k];
-  }
-  frameQuaternion(v, Q1, v, A, B, FRAME_SCRATCH);
+  for (let k = 0; k < 3; k++) v[B + k] = f[3 + k];
   frameQuaternion(v, Q2, v, HEADING, B, FRAME_SCRATCH);
-  quatMultiplyConjugate(v, YAW, v, Q2, v, Q1);
+  quatMultiplyConjugate(v, YAW, v, Q2, body.restFrames, 0);
   cross3(v, LEFT, B, HEADING);
 }
 
