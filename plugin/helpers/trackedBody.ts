@@ -20,7 +20,7 @@ import {
   type TrackedBodySettings,
 } from "./trackedBodyOptions.js";
 import { TrackedCalibration } from "./trackedCalibration.js";
-import { headHeading, headingTurn, lowerForLegs, placeHips, turnHips } from "./trackedHips.js";
+import { headHeading, headingTurn, lowerForLegs, placeHips, raiseForHead, turnHips } from "./trackedHips.js";
 import { slerp4, unit3 } from "./trackedMath.js";
 import { TrackedPoint, type TrackedPointName } from "./trackedPoint.js";
 import {
@@ -34,6 +34,7 @@ import {
   HEAD_HEADING,
   HEAD_TARGET,
   HEADING,
+  HIPS_FREE,
   HIPS_POS,
   HIPS_ROT,
   HIPS_TRACKER,
@@ -267,6 +268,7 @@ export class TrackedBody {
       }
       lowerForLegs(v, body, FOOT_TARGET, this._airborne);
       turnHips(v, body, this.settings, frame.orientations, 4 * body.hips);
+      raiseForHead(v, body, FOOT_TARGET, this._airborne);
       const k = this.behavior.weight;
       v[WARM] = WARM_SHARE * wHead * k;
       v[WARM + 1] = WARM_SHARE * v[APPLIED + 1] * k;
@@ -335,6 +337,7 @@ export class TrackedBody {
   private _hipsTracker(): void {
     const v = this._v;
     const w = v[VALID + 3] === 1 ? v[APPLIED + 3] : 0;
+    v[HIPS_FREE] = w > 0 ? 1 - w : 1;
     if (!(w > 0)) return;
     for (let k = 0; k < 3; k++) v[HIPS_POS + k] += (v[HIPS_TRACKER + k] - v[HIPS_POS + k]) * w;
   }

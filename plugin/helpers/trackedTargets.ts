@@ -1,5 +1,6 @@
 import { quatMultiply, quatMultiplyConjugate, quatRotate } from "../rig/index.js";
 import type { TrackedBodyRig } from "./trackedBodyRig.js";
+import { HEAD_SPAN } from "./trackedHips.js";
 import { cross3, frameQuaternion, slerp4 } from "./trackedMath.js";
 import {
   A,
@@ -38,16 +39,10 @@ export function headTarget(v: Float64Array, body: TrackedBodyRig): boolean {
 }
 
 /**
- * The most of its length the head chain is asked to span. A target beyond the chain's reach (the hips placed
- * by the body model lower or further than the player's were) is not met by any solve, and the solver spends
- * its whole budget finding the nearest pose; near full stretch FABRIK only creeps.
- */
-const HEAD_SPAN = 0.999;
-
-/**
  * Brings `v[HEAD_TARGET]` within `HEAD_SPAN` of the head chain's length from the chain's base, as the hips
  * `v[HIPS_POS]`, `v[HIPS_ROT]` carry it: along the line from the base, so the head still leans the
- * tracker's way and the solve converges instead of stalling out of reach.
+ * tracker's way and the solve converges instead of stalling out of reach (what `raiseForHead` could not
+ * bring in by raising the hips).
  */
 export function headWithinReach(v: Float64Array, body: TrackedBodyRig): void {
   quatRotate(v, A, v, HIPS_ROT, body.spineBase, 0);
