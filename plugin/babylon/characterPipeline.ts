@@ -166,7 +166,7 @@ export class CharacterPipeline {
     const plan = c.plan;
     // Valid again only once this frame writes (RotationBlend.compose).
     const continuity = c.blend.continuity;
-    const carried = continuity.valid && owner.continuity;
+    const carried = continuity.valid && continuity.carries && owner.continuity;
     continuity.valid = false;
     if (c.read(pose) === 0) {
       this._commit();

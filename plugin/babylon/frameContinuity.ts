@@ -51,6 +51,11 @@ function grow(jointCount: number, effectorCount: number): void {
 export class FrameContinuity {
   /** Whether the last frame wrote, so this one may start from it. */
   valid = false;
+  /**
+   * Whether the last frame's write left any joint a turn to carry (every effector solved fresh leaves none:
+   * the next solve then starts from this frame's pose exactly as a solve from the animation would).
+   */
+  carries = false;
   /** Per joint its turn (4 numbers), then per joint 1 where it is carried. */
   private readonly _turns: Float64Array;
   private readonly _joints: number;
@@ -64,6 +69,7 @@ export class FrameContinuity {
   /** The next frame starts from its animated pose. */
   reset(): void {
     this.valid = false;
+    this.carries = false;
   }
 
   /** Joint `j` is not carried (it is written this frame and carries nothing, or not written). */
@@ -77,7 +83,9 @@ export class FrameContinuity {
     quatConjugateMultiply(turns, 4 * j, animated, ao, written, wo);
     if (turns[4 * j + 3] < 0) for (let i = 0; i < 4; i++) turns[4 * j + i] = -turns[4 * j + i];
     const w = turns[4 * j + 3];
-    turns[4 * this._joints + j] = Number.isFinite(w) && 1 - w > IDENTITY_EPSILON ? 1 : 0;
+    const carried = Number.isFinite(w) && 1 - w > IDENTITY_EPSILON;
+    turns[4 * this._joints + j] = carried ? 1 : 0;
+    if (carried) this.carries = true;
   }
 
   /**
@@ -166,7 +174,10 @@ export class FrameContinuity {
     for (let i = 0; i < split; i++) positions[i] = kept[i];
     for (let i = 0; i < orientations.length; i++) orientations[i] = kept[split + i];
     for (let i = 0; i < residuals.length; i++) residuals[i] = kept[end + i];
-    report.onLimit.set(shared.keptOnLimit);
+    // The shared array is as long as the largest rig's: only this rig's part is read back.
+    const onLimit = report.onLimit,
+      keptOnLimit = shared.keptOnLimit;
+    for (let i = 0; i < onLimit.length; i++) onLimit[i] = keptOnLimit[i];
     const n = end + residuals.length;
     report.iterations += kept[n];
     report.converged = kept[n + 1] === 1;

@@ -141,6 +141,7 @@ export class RotationBlend {
       touchEffectors = this._touchEffectorsAt;
     let count = 0;
     const continuity = this.continuity;
+    continuity.carries = false;
     for (let s = 0; s < m; s++) {
       continuity.clear(layout[s]);
       let weight = 0;

@@ -20,7 +20,7 @@ import {
   type TrackedBodySettings,
 } from "./trackedBodyOptions.js";
 import { TrackedCalibration } from "./trackedCalibration.js";
-import { headHeading, headingTurn, lowerForLegs, placeHips, turnHips } from "./trackedHips.js";
+import { headHeading, headingTurn, lowerForLegs, placeHips, raiseForHead, turnHips } from "./trackedHips.js";
 import { slerp4, unit3 } from "./trackedMath.js";
 import { TrackedPoint, type TrackedPointName } from "./trackedPoint.js";
 import {
@@ -34,6 +34,7 @@ import {
   HEAD_HEADING,
   HEAD_TARGET,
   HEADING,
+  HIPS_FREE,
   HIPS_POS,
   HIPS_ROT,
   HIPS_TRACKER,
@@ -44,7 +45,7 @@ import {
   WARM,
   WEIGHT,
 } from "./trackedSlots.js";
-import { footTarget, handTarget, headTarget, trackedFoot } from "./trackedTargets.js";
+import { footTarget, handTarget, headTarget, headWithinReach, trackedFoot } from "./trackedTargets.js";
 import { bendKnees } from "./trackedKnees.js";
 import { TrackedSteps } from "./trackedSteps.js";
 import { TrackedWarmStart } from "./trackedWarmStart.js";
@@ -53,7 +54,7 @@ import { TrackedWarmStart } from "./trackedWarmStart.js";
 const TRACKED_BODY_ORDER = -40;
 
 /** How far toward the last solution each solve starts (see TrackedWarmStart): the rest is the animation. */
-const WARM_SHARE = 0.5;
+const WARM_SHARE = 0.9;
 
 /** The trackers, in the order of their slots. */
 const POINTS: readonly TrackedPointName[] = [
@@ -267,6 +268,7 @@ export class TrackedBody {
       }
       lowerForLegs(v, body, FOOT_TARGET, this._airborne);
       turnHips(v, body, this.settings, frame.orientations, 4 * body.hips);
+      raiseForHead(v, body, FOOT_TARGET, this._airborne);
       const k = this.behavior.weight;
       v[WARM] = WARM_SHARE * wHead * k;
       v[WARM + 1] = WARM_SHARE * v[APPLIED + 1] * k;
@@ -285,6 +287,7 @@ export class TrackedBody {
       }
       if (v[VALID] === 1) {
         headTarget(v, body);
+        headWithinReach(v, body);
         this._write(0, HEAD_TARGET);
       }
       for (let i = 0; i < 2; i++) {
@@ -334,6 +337,7 @@ export class TrackedBody {
   private _hipsTracker(): void {
     const v = this._v;
     const w = v[VALID + 3] === 1 ? v[APPLIED + 3] : 0;
+    v[HIPS_FREE] = w > 0 ? 1 - w : 1;
     if (!(w > 0)) return;
     for (let k = 0; k < 3; k++) v[HIPS_POS + k] += (v[HIPS_TRACKER + k] - v[HIPS_POS + k]) * w;
   }

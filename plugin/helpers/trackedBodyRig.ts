@@ -1,6 +1,7 @@
 import type { FabrikBehavior, SkeletonRig } from "../babylon/index.js";
-import { findBodyFrame, type HumanoidRole } from "../rig/index.js";
+import { findBodyFrame, quatRotate, type HumanoidRole } from "../rig/index.js";
 import { FabrikError } from "../solver/index.js";
+import { frameQuaternion } from "./trackedMath.js";
 
 /** The humanoid roles a tracked body drives; each must be recognised. */
 const NEEDED: readonly HumanoidRole[] = [
@@ -48,6 +49,10 @@ export class TrackedBodyRig {
   readonly standHead: number;
   /** Distance from hips to head. */
   readonly spineLength: number;
+  /** The head chain's length: the sum of its bones, from the joint above the hips to the head. */
+  readonly spineReach: number;
+  /** The head chain's base (the joint above the hips) in the hips' own frame, at rest. */
+  readonly spineBase = new Float64Array(3);
   /** Head minus hips in the body frame: forward, up, left components. */
   readonly headFromHips = new Float64Array(3);
   /** The hands' chain: up to the shoulder (the collarbone turns for a reach overhead), or the behavior's default. */
@@ -63,6 +68,13 @@ export class TrackedBodyRig {
   readonly rest = new Float64Array(24);
   /** Per side: the hand's rest pointing axis (lower arm to hand) and the back of the hand (6 numbers). */
   readonly handAxes = new Float64Array(12);
+  /**
+   * The rest frames' own orientations (4 each, see `frameQuaternion`): the body's (forward, up), then each
+   * hand's (its two axes). The targets turn a rest orientation by how a tracker's frame turned from these.
+   */
+  readonly restFrames = new Float64Array(12);
+  /** Per hand: 1 when its rest axes make a frame (its forearm is not along up). */
+  readonly handFramed = new Uint8Array(2);
   /** Every joint the body reads or drives. */
   readonly joints: number[];
 
@@ -124,6 +136,17 @@ export class TrackedBodyRig {
     this.standHead = along(head, 3, -1);
     this.spineLength = dist(head, hips);
     for (let k = 0; k < 3; k++) this.headFromHips[k] = along(head, 3 * k, hips);
+    let reach = 0,
+      base = head;
+    for (let j = head; rig.parents[j] !== hips; j = rig.parents[j]) {
+      reach += dist(j, rig.parents[j]);
+      base = rig.parents[j];
+    }
+    this.spineReach = reach;
+    for (let k = 0; k < 3; k++) this.spineBase[k] = p[3 * base + k] - p[3 * hips + k];
+    const ro = rig.restOrientations;
+    const unturn = Float64Array.of(-ro[4 * hips], -ro[4 * hips + 1], -ro[4 * hips + 2], ro[4 * hips + 3]);
+    quatRotate(this.spineBase, 0, unturn, 0, this.spineBase, 0);
     let legs = 0,
       arms = 0;
     const r = rig.restOrientations;
@@ -146,6 +169,13 @@ export class TrackedBodyRig {
       const len = dist(s.hand, s.lowerArm);
       for (let k = 0; k < 3; k++) a[o + k] = (p[3 * s.hand + k] - p[3 * s.lowerArm + k]) / len;
       for (let k = 0; k < 3; k++) a[o + 3 + k] = f[3 + k];
+    }
+    const scratch = new Float64Array(15);
+    scratch.set(f.subarray(0, 6), 0);
+    frameQuaternion(this.restFrames, 0, scratch, 0, 3, 6);
+    for (let i = 0; i < 2; i++) {
+      scratch.set(this.handAxes.subarray(6 * i, 6 * i + 6), 0);
+      this.handFramed[i] = frameQuaternion(this.restFrames, 4 + 4 * i, scratch, 0, 3, 6) ? 1 : 0;
     }
     this.legLength = legs / 2;
     this.armLength = arms / 2;

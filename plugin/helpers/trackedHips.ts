@@ -1,4 +1,4 @@
-import { quatAxisAngle, quatMultiply, quatMultiplyConjugate } from "../rig/index.js";
+import { quatAxisAngle, quatMultiply, quatMultiplyConjugate, quatRotate } from "../rig/index.js";
 import type { TrackedBodyRig } from "./trackedBodyRig.js";
 import type { TrackedBodySettings } from "./trackedBodyOptions.js";
 import { cross3, dot3, frameQuaternion, removeAlong, unit3 } from "./trackedMath.js";
@@ -10,6 +10,7 @@ import {
   HEAD,
   HEAD_HEADING,
   HEADING,
+  HIPS_FREE,
   HIPS_POS,
   HIPS_ROT,
   LEAN,
@@ -58,13 +59,9 @@ export function headHeading(v: Float64Array, body: TrackedBodyRig): boolean {
  */
 export function headingTurn(v: Float64Array, body: TrackedBodyRig): void {
   const f = body.frame;
-  for (let k = 0; k < 3; k++) {
-    v[A + k] = f[k];
-    v[B + k] = f[3 + k];
-  }
-  frameQuaternion(v, Q1, v, A, B, FRAME_SCRATCH);
+  for (let k = 0; k < 3; k++) v[B + k] = f[3 + k];
   frameQuaternion(v, Q2, v, HEADING, B, FRAME_SCRATCH);
-  quatMultiplyConjugate(v, YAW, v, Q2, v, Q1);
+  quatMultiplyConjugate(v, YAW, v, Q2, body.restFrames, 0);
   cross3(v, LEFT, B, HEADING);
 }
 
@@ -186,4 +183,58 @@ export function lowerForLegs(
   const most = height - body.standHips * LOWEST_HIPS;
   if (drop > most) drop = most > 0 ? most : 0;
   for (let k = 0; k < 3; k++) v[HIPS_POS + k] -= drop * up[3 + k];
+}
+
+/**
+ * The most of its length the head chain is asked to span. A target beyond the chain's reach (the hips placed
+ * by the body model lower or further than the player's were) is not met by any solve, and the solver spends
+ * its whole budget finding the nearest pose; near full stretch FABRIK only creeps.
+ */
+export const HEAD_SPAN = 0.999;
+
+/**
+ * Raises `v[HIPS_POS]` so the head tracker `v[HEAD]` comes within `HEAD_SPAN` of the head chain's length from
+ * its base, as far as each planted foot stays within reach of its hip joint: a player standing taller than
+ * the avatar's rest pose (its spine or legs straighter). By `v[HIPS_FREE]` of that: a hips tracker keeps the
+ * rest. `turnHips` and `lowerForLegs` ran first.
+ */
+export function raiseForHead(
+  v: Float64Array,
+  body: TrackedBodyRig,
+  feet: number,
+  airborne: (i: number) => boolean,
+): void {
+  const up = body.frame;
+  quatRotate(v, A, v, HIPS_ROT, body.spineBase, 0);
+  let d2 = 0,
+    along = 0;
+  for (let k = 0; k < 3; k++) {
+    v[A + k] = v[HEAD + k] - v[HIPS_POS + k] - v[A + k];
+    d2 += v[A + k] * v[A + k];
+    along += v[A + k] * up[3 + k];
+  }
+  const most = HEAD_SPAN * body.spineReach;
+  const across2 = d2 - along * along;
+  if (!(d2 > most * most) || !(across2 < most * most)) return;
+  let rise = along - Math.sqrt(most * most - across2);
+  const h = body.hipFromHips,
+    reach = LEG_REACH * body.legLength;
+  for (let i = 0; i < 2 && rise > 0; i++) {
+    if (airborne(i)) continue;
+    const foot = feet + 7 * i;
+    let r2 = 0,
+      height = 0;
+    for (let k = 0; k < 3; k++) {
+      const hip =
+        v[HIPS_POS + k] + h[3 * i] * v[HEADING + k] + h[3 * i + 1] * up[3 + k] + h[3 * i + 2] * v[LEFT + k];
+      const dk = hip - v[foot + k];
+      r2 += dk * dk;
+      height += dk * up[3 + k];
+    }
+    const side2 = Math.max(0, r2 - height * height);
+    const room = side2 < reach * reach ? Math.sqrt(reach * reach - side2) - height : 0;
+    if (room < rise) rise = room;
+  }
+  rise *= v[HIPS_FREE];
+  if (rise > 0) for (let k = 0; k < 3; k++) v[HIPS_POS + k] += rise * up[3 + k];
 }

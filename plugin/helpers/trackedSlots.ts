@@ -52,4 +52,6 @@ export const BODY_WEIGHT = 159;
 export const WEIGHT = 160;
 /** Warm-start weights: spine, left arm, right arm (and a spare, 0). */
 export const WARM = 161;
-export const SLOTS = 165;
+/** The share of the hips' place the body model decides (1 less a hips tracker's weight). */
+export const HIPS_FREE = 165;
+export const SLOTS = 166;

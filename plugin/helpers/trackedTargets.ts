@@ -1,5 +1,6 @@
-import { quatMultiply, quatMultiplyConjugate } from "../rig/index.js";
+import { quatMultiply, quatMultiplyConjugate, quatRotate } from "../rig/index.js";
 import type { TrackedBodyRig } from "./trackedBodyRig.js";
+import { HEAD_SPAN } from "./trackedHips.js";
 import { cross3, frameQuaternion, slerp4 } from "./trackedMath.js";
 import {
   A,
@@ -10,6 +11,8 @@ import {
   HAND_TARGET,
   HEAD,
   HEAD_TARGET,
+  HIPS_POS,
+  HIPS_ROT,
   LEFT_FOOT_TRACKER,
   LEFT_HAND,
   Q1,
@@ -23,26 +26,35 @@ import {
  * put them.
  */
 
-/** Body forward into v[A], up into v[B]. */
-function restBody(v: Float64Array, body: TrackedBodyRig): void {
-  for (let k = 0; k < 3; k++) {
-    v[A + k] = body.frame[k];
-    v[B + k] = body.frame[3 + k];
-  }
-}
-
 /**
  * `v[HEAD_TARGET]`: the head tracker's place and the head's orientation: the rest head turned as the tracker
  * turned from facing the avatar's forward, level. False when the tracker's frame is degenerate.
  */
 export function headTarget(v: Float64Array, body: TrackedBodyRig): boolean {
-  restBody(v, body);
-  if (!frameQuaternion(v, Q1, v, A, B, FRAME_SCRATCH)) return false;
   if (!frameQuaternion(v, Q2, v, HEAD + 3, HEAD + 6, FRAME_SCRATCH)) return false;
-  quatMultiplyConjugate(v, Q3, v, Q2, v, Q1);
+  quatMultiplyConjugate(v, Q3, v, Q2, body.restFrames, 0);
   for (let k = 0; k < 3; k++) v[HEAD_TARGET + k] = v[HEAD + k];
   quatMultiply(v, HEAD_TARGET + 3, v, Q3, body.rest, 4);
   return true;
+}
+
+/**
+ * Brings `v[HEAD_TARGET]` within `HEAD_SPAN` of the head chain's length from the chain's base, as the hips
+ * `v[HIPS_POS]`, `v[HIPS_ROT]` carry it: along the line from the base, so the head still leans the
+ * tracker's way and the solve converges instead of stalling out of reach (what `raiseForHead` could not
+ * bring in by raising the hips).
+ */
+export function headWithinReach(v: Float64Array, body: TrackedBodyRig): void {
+  quatRotate(v, A, v, HIPS_ROT, body.spineBase, 0);
+  let d2 = 0;
+  for (let k = 0; k < 3; k++) {
+    v[A + k] = v[HEAD_TARGET + k] - v[HIPS_POS + k] - v[A + k];
+    d2 += v[A + k] * v[A + k];
+  }
+  const most = HEAD_SPAN * body.spineReach;
+  if (!(d2 > most * most)) return;
+  const pull = 1 - most / Math.sqrt(d2);
+  for (let k = 0; k < 3; k++) v[HEAD_TARGET + k] -= pull * v[A + k];
 }
 
 /**
@@ -52,18 +64,13 @@ export function headTarget(v: Float64Array, body: TrackedBodyRig): boolean {
  */
 export function handTarget(v: Float64Array, body: TrackedBodyRig, i: number): boolean {
   const t = LEFT_HAND + 9 * i;
-  const axes = body.handAxes;
-  for (let k = 0; k < 3; k++) {
-    v[A + k] = axes[6 * i + k];
-    v[B + k] = axes[6 * i + 3 + k];
-  }
-  if (!frameQuaternion(v, Q1, v, A, B, FRAME_SCRATCH)) return false;
+  if (body.handFramed[i] !== 1) return false;
   // The controller's outer side: its left (up × forward) on the left hand, its right on the right.
   cross3(v, C, t + 6, t + 3);
   const out = body.sides[i].out;
   for (let k = 0; k < 3; k++) v[C + k] *= out;
   if (!frameQuaternion(v, Q2, v, t + 3, C, FRAME_SCRATCH)) return false;
-  quatMultiplyConjugate(v, Q3, v, Q2, v, Q1);
+  quatMultiplyConjugate(v, Q3, v, Q2, body.restFrames, 4 + 4 * i);
   const o = HAND_TARGET + 7 * i;
   for (let k = 0; k < 3; k++) v[o + k] = v[t + k];
   quatMultiply(v, o + 3, v, Q3, body.rest, 8 + 4 * i);
@@ -75,15 +82,14 @@ export function handTarget(v: Float64Array, body: TrackedBodyRig, i: number): bo
  * from the body's forward to the foot's direction.
  */
 export function footTarget(v: Float64Array, body: TrackedBodyRig, i: number): void {
-  restBody(v, body);
-  frameQuaternion(v, Q1, v, A, B, FRAME_SCRATCH);
   const o = FOOT_TARGET + 7 * i;
   for (let k = 0; k < 3; k++) {
     v[o + k] = v[C + k];
     v[A + k] = v[C + 3 + k];
+    v[B + k] = body.frame[3 + k];
   }
   if (frameQuaternion(v, Q2, v, A, B, FRAME_SCRATCH)) {
-    quatMultiplyConjugate(v, Q3, v, Q2, v, Q1);
+    quatMultiplyConjugate(v, Q3, v, Q2, body.restFrames, 0);
     quatMultiply(v, o + 3, v, Q3, body.rest, 16 + 4 * i);
   } else {
     for (let k = 0; k < 4; k++) v[o + 3 + k] = body.rest[16 + 4 * i + k];
@@ -97,10 +103,8 @@ export function footTarget(v: Float64Array, body: TrackedBodyRig, i: number): vo
 export function trackedFoot(v: Float64Array, body: TrackedBodyRig, i: number, w: number): void {
   const t = LEFT_FOOT_TRACKER + 9 * i,
     o = FOOT_TARGET + 7 * i;
-  restBody(v, body);
-  if (!frameQuaternion(v, Q1, v, A, B, FRAME_SCRATCH)) return;
   if (!frameQuaternion(v, Q2, v, t + 3, t + 6, FRAME_SCRATCH)) return;
-  quatMultiplyConjugate(v, Q3, v, Q2, v, Q1);
+  quatMultiplyConjugate(v, Q3, v, Q2, body.restFrames, 0);
   quatMultiply(v, Q1, v, Q3, body.rest, 16 + 4 * i);
   slerp4(v, o + 3, v, o + 3, Q1, w);
   for (let k = 0; k < 3; k++) v[o + k] += (v[t + k] - v[o + k]) * w;

@@ -1,6 +1,9 @@
 import { Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { FabrikBehavior } from "../../plugin/babylon/fabrikBehavior.js";
+import { FrameContinuity } from "../../plugin/babylon/frameContinuity.js";
+import type { PoseBlock } from "../../plugin/babylon/poseBlock.js";
+import type { SolveReport } from "../../plugin/solver/plan.js";
 import { OWN_CHARACTERS, loadCharacter, type Loaded } from "./characters.js";
 import { attach, captureLocals } from "./fabrikHarness.js";
 
@@ -102,5 +105,42 @@ describe("each frame starts from the last frame's answer (tentacle)", () => {
     ik.enabled = true;
     ik.setTarget(joint, target);
     expect(frame(loaded, ik)).toEqual(first);
+  });
+});
+
+/** A pose of `joints` joints (positions and orientations only, as keep and takeBack read them) and its report. */
+function keptFrame(joints: number, effectors: number, seed: number) {
+  const block = {
+    positions: Float64Array.from({ length: 3 * joints }, (_, i) => seed + i),
+    orientations: Float64Array.from({ length: 4 * joints }, (_, i) => seed - i),
+  } as unknown as PoseBlock;
+  const report: SolveReport = {
+    iterations: 7,
+    converged: false,
+    residuals: Float64Array.from({ length: effectors }, (_, i) => seed + 0.5 * i),
+    maxResidual: seed,
+    escapes: 1,
+    onLimit: Uint8Array.from({ length: joints }, (_, i) => (i + seed) % 2),
+  };
+  return { block, report };
+}
+
+describe("the kept pose of a carried solve tried again (shared by every character)", () => {
+  it("comes back whole for a rig smaller than one kept before", () => {
+    const large = keptFrame(40, 5, 3);
+    new FrameContinuity(40, 5).keep(large.block, large.report);
+    const small = keptFrame(10, 2, 1);
+    const continuity = new FrameContinuity(10, 2);
+    continuity.keep(small.block, small.report);
+    const expected = keptFrame(10, 2, 1);
+    const other = keptFrame(10, 2, 2);
+    other.report.iterations = 5;
+    continuity.takeBack(other.block, other.report);
+    expect(other.block.positions).toEqual(expected.block.positions);
+    expect(other.block.orientations).toEqual(expected.block.orientations);
+    expect(other.report.residuals).toEqual(expected.report.residuals);
+    expect(other.report.onLimit).toEqual(expected.report.onLimit);
+    expect(other.report.iterations).toBe(12);
+    expect(other.report.converged).toBe(false);
   });
 });

@@ -1,0 +1,73 @@
+// The tracked body benchmark's pieces (not a bench file): tracker poses taken from a clip, and timed replays.
+import { Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
+import type { PoseReader, TrackedBodyRig } from "../../plugin/index.js";
+
+/** A world rotation whose +Z and +Y are the model-space directions `forward` and `up` carried to world. */
+function worldRotation(m: Float64Array, forward: Vector3, up: Vector3): Quaternion {
+  const toWorld = (v: Vector3) =>
+    new Vector3(
+      v.x * m[0] + v.y * m[4] + v.z * m[8],
+      v.x * m[1] + v.y * m[5] + v.z * m[9],
+      v.x * m[2] + v.y * m[6] + v.z * m[10],
+    ).normalize();
+  const f = toWorld(forward),
+    u = toWorld(up);
+  const r = Vector3.Cross(u, f).normalize();
+  const u2 = Vector3.Cross(f, r).normalize();
+  return Quaternion.RotationQuaternionFromAxis(r, u2, f);
+}
+
+const quat = (a: ArrayLike<number>, o: number) => new Quaternion(a[o], a[o + 1], a[o + 2], a[o + 3]);
+const vec = (a: ArrayLike<number>, o: number) => new Vector3(a[o], a[o + 1], a[o + 2]);
+
+/**
+ * The tracker rotations that make TrackedBody give the head and hands the clip's orientations: the inverse
+ * of its mapping (the rest head turned as the tracker turned from level forward; the hand's rest pointing
+ * axis to the controller's forward, the back of the hand to its outer side).
+ */
+export function trackersOf(body: TrackedBodyRig, reader: PoseReader, j: { head: number; hands: number[] }) {
+  const o = reader.orientations;
+  const m = reader.modelToWorld;
+  const f0 = vec(body.frame, 0),
+    u0 = vec(body.frame, 3);
+  const dHead = quat(o, 4 * j.head).multiply(Quaternion.Inverse(quat(body.rest, 4)));
+  const head = {
+    position: reader.getWorldPositionToRef(j.head, new Vector3()),
+    rotation: worldRotation(m, f0.applyRotationQuaternion(dHead), u0.applyRotationQuaternion(dHead)),
+  };
+  const hands = j.hands.map((hand, i) => {
+    const d = quat(o, 4 * hand).multiply(Quaternion.Inverse(quat(body.rest, 8 + 4 * i)));
+    const a = vec(body.handAxes, 6 * i);
+    const b = vec(body.handAxes, 6 * i + 3);
+    const back = b.subtract(a.scale(Vector3.Dot(a, b))).normalize();
+    const forward = a.applyRotationQuaternion(d);
+    const left = back.applyRotationQuaternion(d).scale(body.sides[i].out);
+    const up = Vector3.Cross(forward, left);
+    return {
+      position: reader.getWorldPositionToRef(hand, new Vector3()),
+      rotation: worldRotation(m, forward, up),
+    };
+  });
+  return { head, hands };
+}
+
+/** A clip is replayed for its warm cost at least this many times, and over at least `TIMED_FRAMES` frames. */
+const TIMED_REPLAYS = 5;
+const TIMED_FRAMES = 1200;
+
+/**
+ * µs of the process's CPU time a frame, the least over the replays of `frames` frames (`run(f)` runs frame
+ * f): CPU time leaves out the time another process holds the core, and the least replay the rest of the
+ * machine's noise. Short clips are replayed more, so every clip's code runs about as long before it is timed.
+ */
+export function bestReplay(frames: number, run: (f: number) => void): number {
+  let best = Infinity;
+  const replays = Math.max(TIMED_REPLAYS, Math.ceil(TIMED_FRAMES / frames));
+  for (let r = 0; r < replays; r++) {
+    const start = process.cpuUsage();
+    for (let f = 0; f < frames; f++) run(f);
+    const used = process.cpuUsage(start);
+    best = Math.min(best, used.user + used.system);
+  }
+  return best / frames;
+}
