@@ -166,15 +166,17 @@ export class CharacterPipeline {
     const plan = c.plan;
     // Valid again only once this frame writes (RotationBlend.compose).
     const continuity = c.blend.continuity;
-    const carried = continuity.valid && continuity.carries && owner.continuity;
+    // The solve starts from last frame's answer (its turns laid on this frame's animation, or the animation
+    // itself where it turned nothing), so small target moves are tracked (solveSettings.ts).
+    const warm = continuity.valid && owner.continuity;
+    const carried = warm && continuity.carries;
     continuity.valid = false;
     if (c.read(pose) === 0) {
       this._commit();
       return;
     }
     if (carried) continuity.apply(pose.block, plan.rig.parents, plan.limits);
-    // A carried pose is last frame's answer: small target moves are tracked (solveSettings.ts).
-    c.settings.tracking = carried;
+    c.settings.tracking = warm;
     let report: SolveReport;
     try {
       report = solvePlan(plan, pose.solverPose, c.targets, c.settings);
