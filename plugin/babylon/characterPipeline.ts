@@ -4,13 +4,15 @@ import type { SolveReport } from "../solver/plan.js";
 import type { CompiledTargets } from "./compiledTargets.js";
 import type { FabrikFrameOf, FabrikPassOf, FabrikSolvedEventOf } from "./fabrikFrame.js";
 import { FramePose } from "./framePose.js";
-import { commitBlock } from "./poseWrite.js";
 import { GLOBAL_WEIGHT_SLOT } from "./rotationBlend.js";
 import type { SkeletonRig } from "./skeletonRig.js";
+import { WATCHED_PRESOLVE, WATCHED_SOLVED } from "./watchedObservable.js";
 
 /** What the pipeline needs of its behavior. */
 export interface PipelineOwner {
   readonly enabled: boolean;
+  /** Which of the two observables below ever had an observer (WATCHED_* bits): the others are skipped. */
+  readonly _watched: number;
   readonly continuity: boolean;
   readonly weight: number;
   readonly onBeforeSolveObservable: {
@@ -153,7 +155,7 @@ export class CharacterPipeline {
       if (owner.weight > 0) this._commit();
       return;
     }
-    if (owner.onBeforeSolveObservable.hasObservers()) {
+    if (owner._watched & WATCHED_PRESOLVE && owner.onBeforeSolveObservable.hasObservers()) {
       owner.onBeforeSolveObservable.notifyObservers(pose);
       if (this._disposed) return;
       if (pose.changed) pose.refresh();
@@ -208,7 +210,7 @@ export class CharacterPipeline {
     const event = this._event;
     event.report = report;
     event.written = this._commit();
-    owner.onSolvedObservable.notifyObservers(event);
+    if (owner._watched & WATCHED_SOLVED) owner.onSolvedObservable.notifyObservers(event);
   }
 
   /**
@@ -258,10 +260,7 @@ export class CharacterPipeline {
 
   /** Writes what the frame changed; returns how many joints. */
   private _commit(): number {
-    const pose = this.pose;
-    const written = commitBlock(pose.block);
-    if (written > 0) pose.held = true;
-    return written;
+    return this.pose.commit();
   }
 
   /** The joints the frame reads: the targets' and the passes'. Joints added mid-frame are read at once. */

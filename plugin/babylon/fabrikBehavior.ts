@@ -37,6 +37,7 @@ import {
   refuseTargetWeight,
   replaceContinuumSections,
 } from "./targetEditing.js";
+import { WATCHED_PRESOLVE, WATCHED_SOLVED, WatchedObservable } from "./watchedObservable.js";
 import {
   checkTargetOptions,
   targetInfo,
@@ -68,9 +69,10 @@ export type { FabrikBeforeSolveEvent, FabrikFrame, FabrikPass, FabrikSolvedEvent
  */
 export class FabrikBehavior implements Behavior<TransformNode> {
   /** Fired after each frame's write-back, with the solver's report. */
-  readonly onSolvedObservable = new Observable<FabrikSolvedEvent>();
+  readonly onSolvedObservable: Observable<FabrikSolvedEvent> = new WatchedObservable(this, WATCHED_SOLVED);
   /** When false, nothing is read or written (the passes wait too): the animated pose is left as it is. */
   enabled = true;
+  /** @internal */ _watched = 0;
   /**
    * Each frame's solve starts from the last frame's written pose carried on this frame's animation, so a
    * redundant body does not pop between poses (see FrameContinuity). False: every frame from the animation.
@@ -87,7 +89,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
    * Not fired while the behavior is disabled, at weight 0, without targets, or when the model root's matrix
    * cannot be inverted.
    */
-  readonly onBeforeSolveObservable = new Observable<FabrikFrame>();
+  readonly onBeforeSolveObservable: Observable<FabrikFrame> = new WatchedObservable(this, WATCHED_PRESOLVE);
   /** Fired at the end of {@link attach}, the rig ready: tools (`installFabrikInspector`) set up here. */
   readonly onAttachObservable = new Observable<FabrikBehavior>();
   /** Fired at the start of {@link detach}, while the rig is still there: tools take themselves down here. */
@@ -161,9 +163,8 @@ export class FabrikBehavior implements Behavior<TransformNode> {
 
   /**
    * The joint limits the solver uses, shared by every plan: edit them with {@link setLimit}. Characters with
-   * identical limits (copies of one model) share one set, which refuses edits made directly with
-   * `setJointLimit`; `setLimit` gives this behavior a copy of its own first, so this getter may then return
-   * another object.
+   * identical limits (copies of one model) share one set, which refuses edits made with `setJointLimit`;
+   * `setLimit` gives this behavior a copy of its own first, so this getter may then return another object.
    */
   get limits(): JointLimits | null {
     return this._character?.limits ?? null;

@@ -4,6 +4,7 @@ import type { ISceneComponent } from "@babylonjs/core/sceneComponent.js";
 import type { Nullable } from "@babylonjs/core/types.js";
 import type { CharacterPipeline } from "./characterPipeline.js";
 import { FabrikModelCache } from "./modelCache.js";
+import { RestoreQueue } from "./restoreQueue.js";
 
 /** When a character's frame runs: see `FabrikBehaviorOptions.stage`. */
 export type FabrikStage = "beforeRender" | "afterAnimations";
@@ -27,6 +28,8 @@ export class FabrikSystem implements ISceneComponent {
   /** In the order they write: `afterAnimations` characters first (their stage comes first), then the rest. */
   private _afterAnimations: CharacterPipeline[] = [];
   private _beforeRender: CharacterPipeline[] = [];
+  /** What the `beforeRender` characters wrote this frame, put back after rendering in one pass. */
+  private readonly _restoreQueue = new RestoreQueue();
   /** Seconds the animation clock advanced this frame, for every character (one number: never boxed). */
   private readonly _clock = new Float64Array(1);
   private _afterAnimationsObserver: Nullable<Observer<Scene>> = null;
@@ -59,6 +62,8 @@ export class FabrikSystem implements ISceneComponent {
   add(pipeline: CharacterPipeline, stage: FabrikStage): void {
     if (stage === "afterAnimations") this._afterAnimations = [...this._afterAnimations, pipeline];
     else this._beforeRender = [...this._beforeRender, pipeline];
+    // A lockstep step's restore puts back only what the animation has not rewritten: not the queue's way.
+    pipeline.pose.useRestoreQueue(stage === "beforeRender" ? this._restoreQueue : null);
     this._observe();
   }
 
@@ -70,6 +75,7 @@ export class FabrikSystem implements ISceneComponent {
   remove(pipeline: CharacterPipeline): void {
     this._afterAnimations = this._afterAnimations.filter((p) => p !== pipeline);
     this._beforeRender = this._beforeRender.filter((p) => p !== pipeline);
+    pipeline.pose.useRestoreQueue(null);
     this._unobserve();
   }
 
@@ -99,11 +105,10 @@ export class FabrikSystem implements ISceneComponent {
     for (let i = 0; i < pipelines.length; i++) pipelines[i].run(this._clock);
   };
 
-  /** After rendering, in the reverse of the order they wrote. */
+  /** After rendering, in the reverse of the order they wrote (the queue holds what `beforeRender` wrote). */
   private readonly _restore = (): void => {
-    const late = this._beforeRender,
-      early = this._afterAnimations;
-    for (let i = late.length - 1; i >= 0; i--) late[i].restore();
+    const early = this._afterAnimations;
+    this._restoreQueue.restore();
     for (let i = early.length - 1; i >= 0; i--) early[i].restore();
   };
 

@@ -56,13 +56,20 @@ export class FrameContinuity {
    * the next solve then starts from this frame's pose exactly as a solve from the animation would).
    */
   carries = false;
-  /** Per joint its turn (4 numbers), then per joint 1 where it is carried. */
+  /** Per joint its turn (4 numbers). */
   private readonly _turns: Float64Array;
+  /**
+   * Per joint 1 where it is carried: one byte each in the turns' buffer, so the frame's walk over the joints
+   * meets one or two lines of memory instead of a number per joint (a crowd's frame meets them cold).
+   */
+  private readonly _carried: Uint8Array;
   private readonly _joints: number;
 
   constructor(jointCount: number, effectorCount: number) {
     this._joints = jointCount;
-    this._turns = new Float64Array(5 * jointCount);
+    const buffer = new ArrayBuffer(33 * jointCount);
+    this._turns = new Float64Array(buffer, 0, 4 * jointCount);
+    this._carried = new Uint8Array(buffer, 32 * jointCount, jointCount);
     grow(jointCount, effectorCount);
   }
 
@@ -74,7 +81,7 @@ export class FrameContinuity {
 
   /** Joint `j` is not carried (it is written this frame and carries nothing, or not written). */
   clear(j: number): void {
-    this._turns[4 * this._joints + j] = 0;
+    this._carried[j] = 0;
   }
 
   /** Joint `j` was written `written[wo..]` over its animated local rotation `animated[ao..]`. */
@@ -84,7 +91,7 @@ export class FrameContinuity {
     if (turns[4 * j + 3] < 0) for (let i = 0; i < 4; i++) turns[4 * j + i] = -turns[4 * j + i];
     const w = turns[4 * j + 3];
     const carried = Number.isFinite(w) && 1 - w > IDENTITY_EPSILON;
-    turns[4 * this._joints + j] = carried ? 1 : 0;
+    this._carried[j] = carried ? 1 : 0;
     if (carried) this.carries = true;
   }
 
@@ -94,8 +101,7 @@ export class FrameContinuity {
    */
   apply(block: PoseBlock, parents: Int32Array, limits: JointLimits): void {
     const { positions, orientations, ints } = block;
-    const turns = this._turns,
-      carriedAt = 4 * this._joints;
+    const carriedJoints = this._carried;
     const { moved, old, temp } = shared;
     const oldO = 3 * this._joints;
     const count = block.size;
@@ -103,7 +109,7 @@ export class FrameContinuity {
       const j = ints[k];
       const p = parents[j];
       const parentMoved = p >= 0 && moved[p] === 1;
-      const carried = turns[carriedAt + j] === 1;
+      const carried = carriedJoints[j] === 1;
       moved[j] = 0;
       if (!parentMoved && !carried) continue;
       const j3 = 3 * j,

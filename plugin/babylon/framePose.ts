@@ -20,7 +20,8 @@ import {
   wantedJoints,
   type JointHolder,
 } from "./poseBlock.js";
-import { restoreBlock } from "./poseWrite.js";
+import { commitBlock, restoreBlock } from "./poseWrite.js";
+import type { QueuedPose, RestoreQueue } from "./restoreQueue.js";
 import type { SkeletonRig } from "./skeletonRig.js";
 import { blockKinematics, toSlotSpace } from "./slotKinematics.js";
 import { WorldMatrixCache } from "./worldMatrixCache.js";
@@ -35,7 +36,7 @@ import { WorldMatrixCache } from "./worldMatrixCache.js";
  * matrices; the model root's matrix is composed again only when Babylon's change flags say it may have
  * moved (`WorldMatrixCache`).
  */
-export class FramePose implements FabrikFrameOf<object> {
+export class FramePose implements FabrikFrameOf<object>, QueuedPose {
   deltaTime = 0;
   readonly modelToWorld = new Float64Array(16);
   readonly worldToModel = new Float64Array(16);
@@ -49,6 +50,14 @@ export class FramePose implements FabrikFrameOf<object> {
   held = false;
   private _block: PoseBlock;
   private readonly _rootCache = new WorldMatrixCache();
+  /** Where {@link commit} hands what to put back (see RestoreQueue), or null: see {@link useRestoreQueue}. */
+  private _queue: RestoreQueue | null = null;
+  /** The queue's round in which this pose's entries wait (-1: none), and where they sit. */
+  private _queuedRound = -1;
+  private _queuedFrom = 0;
+  private _queuedTo = 0;
+  /** Whether the waiting entries put back everything written (else the mark asks the pose to). */
+  private _queuedAll = false;
 
   constructor(
     readonly behavior: object,
@@ -122,9 +131,33 @@ export class FramePose implements FabrikFrameOf<object> {
     this.changed = false;
   }
 
+  /**
+   * Writes every joint the frame changed (see `commitBlock`); with a queue, hands it what to put back after
+   * rendering. Returns how many joints were written.
+   */
+  commit(): number {
+    const written = commitBlock(this._block);
+    if (written === 0) return 0;
+    this.held = true;
+    if (this._queue !== null) this._enqueue(this._queue);
+    return written;
+  }
+
+  /**
+   * From now on {@link commit} hands what to put back to `queue` (the scene's, for characters solving at
+   * `beforeRender`), or keeps it (null: the owner calls {@link restore}). Entries waiting in the old queue
+   * are withdrawn (the pose still holds what it wrote); a pose holding a write joins the new one at once.
+   */
+  useRestoreQueue(queue: RestoreQueue | null): void {
+    this._leaveQueue();
+    this._queue = queue;
+    if (queue !== null && this.held) this._enqueue(queue);
+  }
+
   /** Puts back every joint the frame wrote (see `restoreBlock`). */
   restore(): void {
     if (!this.held) return;
+    this._leaveQueue();
     restoreBlock(this._block, false);
     this.held = false;
   }
@@ -132,8 +165,55 @@ export class FramePose implements FabrikFrameOf<object> {
   /** Like {@link restore}, but a joint the animation has written since keeps its fresh value. */
   restoreUntouched(): void {
     if (!this.held) return;
+    this._leaveQueue();
     restoreBlock(this._block, true);
     this.held = false;
+  }
+
+  /** @internal The queue has put back this pose's rotations, or asks it to put back what it wrote. */
+  afterQueueRestore(): void {
+    this._queuedRound = -1;
+    // The block's written flags stay until the next read clears them: nothing consults them while not held.
+    if (this._queuedAll) this.held = false;
+    else this.restore();
+  }
+
+  /**
+   * The rotations just written, with the values they replace; a frame that wrote positions, Euler-angle
+   * nodes or bones hands only its mark, and puts itself back when the queue reaches it.
+   */
+  private _enqueue(queue: RestoreQueue): void {
+    this._leaveQueue();
+    const block = this._block;
+    const flags = block.bytes,
+      ints = block.ints;
+    let all = true;
+    for (let i = 0; i < block.touchedCount && all; i++) {
+      const k = ints[block.touchedAt + i];
+      all =
+        (flags[k] & (POSITION_WRITTEN | EULER)) === 0 &&
+        flags[block.isBoneAt + k] === 0 &&
+        ((flags[k] & ROTATION_WRITTEN) === 0 || block.written[k] !== null);
+    }
+    this._queuedFrom = queue.count;
+    if (all) {
+      for (let i = 0; i < block.touchedCount; i++) {
+        const k = ints[block.touchedAt + i];
+        if (flags[k] & ROTATION_WRITTEN)
+          queue.addRotation(block.written[k]!, block.d, block.slot(k) + SLOT_RAW);
+      }
+    }
+    queue.addMark(this);
+    this._queuedTo = queue.count;
+    this._queuedAll = all;
+    this._queuedRound = queue.round;
+  }
+
+  /** Withdraws the entries waiting in the queue, if any. */
+  private _leaveQueue(): void {
+    const queue = this._queue;
+    if (queue !== null && this._queuedRound === queue.round) queue.cancel(this._queuedFrom, this._queuedTo);
+    this._queuedRound = -1;
   }
 
   getLocalPosition(joint: number, out: Float64Array, o: number): void {
