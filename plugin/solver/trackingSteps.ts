@@ -2,6 +2,7 @@ import { hasContinuumSections } from "./continuumSections.js";
 import { dampedSteps, stretches } from "./dampedSteps.js";
 import { restorePose, savePose } from "./componentPose.js";
 import { keepsLimits } from "./limitCheck.js";
+import { targetsWithinLength } from "./lockEscape.js";
 import type { SolvePlan } from "./plan.js";
 import { measureResiduals } from "./residuals.js";
 
@@ -45,6 +46,9 @@ export function trackTargets(
   maxIterations: number,
 ): number {
   if (maxIterations < 2 || stretches(plan, c) || hasContinuumSections(plan, c)) return 0;
+  // One joint: the passes aim it exactly. Out of reach: the steps cannot converge, and would only cost.
+  if (plan.rotatingStart[c + 1] - plan.rotatingStart[c] < 2) return 0;
+  if (!targetsWithinLength(plan, c, positions, targets, 1)) return 0;
   // A pole decides the bend, which the steps know nothing of.
   for (let k = plan.componentEffectorStart[c]; k < plan.componentEffectorStart[c + 1]; k++)
     if (plan.effectorHasPole[plan.componentEffectors[k]]) return 0;
