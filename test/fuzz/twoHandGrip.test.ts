@@ -27,6 +27,16 @@ const ON_HANDLE = 1e-4;
 /** Limits of the arm joints written, radians (the grip tests' bound). */
 const LIMIT_TOLERANCE = 1e-5;
 
+/** Seeds that once failed, always run, with the reason. */
+const REGRESSION_SEEDS: readonly { readonly seed: number; readonly why: string }[] = [
+  {
+    seed: 1,
+    why: "shoulder 6.9e-4 rad outside its limits (frame 58, no target): the swivel search kept a swivel that broke the shoulder's limits by up to 1e-3 rad",
+  },
+  { seed: 3, why: "the same, 6.7e-4 rad (frame 84, object inside the body)" },
+  { seed: 4, why: "the same, 5.8e-4 rad (frame 71, object behind the back)" },
+];
+
 const SIDES = ["left", "right"] as const;
 const mannequin = OWN_CHARACTERS.find((c) => c.folder === "mannequin")!;
 
@@ -239,14 +249,16 @@ async function runCase(seed: number): Promise<string[]> {
 }
 
 describe("fuzz: two-hand grip on the mannequin", () => {
+  const range = Array.from({ length: CASES }, (_, i) => SEED + i);
+  const seeds = [...new Set([...REGRESSION_SEEDS.map((s) => s.seed), ...range])];
   it(
-    `${CASES} cases of ${FRAMES} random frames: no NaN, bone lengths, arm limits, hands on reachable handles`,
+    `${seeds.length} cases of ${FRAMES} random frames: no NaN, bone lengths, arm limits, hands on reachable handles`,
     async () => {
       const failures: string[] = [];
-      for (let seed = SEED; seed < SEED + CASES; seed++) failures.push(...(await runCase(seed)));
+      for (const seed of seeds) failures.push(...(await runCase(seed)));
       expect(failures).toEqual([]);
-      expect(tally.reachable).toBeGreaterThan(0.3 * CASES * FRAMES);
+      expect(tally.reachable).toBeGreaterThan(0.3 * seeds.length * FRAMES);
     },
-    Math.max(60_000, 15 * CASES * FRAMES),
+    Math.max(60_000, 15 * seeds.length * FRAMES),
   );
 });
