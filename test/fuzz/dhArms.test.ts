@@ -21,13 +21,22 @@ const ONLY = process.env.FUZZ_SEEDS?.split(",").map(Number);
 /** Seeds that once failed, re-run by every run, with the reason. */
 const REGRESSION_SEEDS: readonly { readonly seed: number; readonly why: string }[] = [];
 
-const tally = { cases: 0, solves: 0, converged: 0, reachable: 0, reachableConverged: 0, refusals: 0 };
+const tally = {
+  cases: 0,
+  solves: 0,
+  converged: 0,
+  reachable: 0,
+  reachableConverged: 0,
+  refusals: 0,
+  roundTrip: 0,
+};
 afterAll(() => {
   const share = (a: number, b: number) => `${((100 * a) / Math.max(b, 1)).toFixed(1)} %`;
   console.log(
     `[fuzz DH arms] ${tally.cases} cases, ${tally.solves} solves, ${share(tally.converged, tally.solves)} converged ` +
       `(goals from joint values: ${tally.reachableConverged}/${tally.reachable}, ` +
-      `${share(tally.reachableConverged, tally.reachable)}), ${tally.refusals} refusals checked`,
+      `${share(tally.reachableConverged, tally.reachable)}), ${tally.refusals} refusals checked; ` +
+      `poses from the joint values read back within ${tally.roundTrip.toExponential(1)}`,
   );
 });
 
@@ -48,6 +57,7 @@ describe("fuzz: robot arms from DH tables", () => {
         tally.reachable += result.reachable;
         tally.reachableConverged += result.reachableConverged;
         tally.refusals += result.refusals;
+        tally.roundTrip = Math.max(tally.roundTrip, result.roundTrip);
         if (failures.length < 20) failures.push(...result.failures);
       }
       expect(failures).toEqual([]);

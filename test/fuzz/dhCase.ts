@@ -17,7 +17,7 @@ import {
   type SolveSettings,
 } from "../../plugin/index.js";
 import { random } from "../solver/fixtures.js";
-import { conj, limitViolation, rotate } from "../solver/limitChecks.js";
+import { conj, limitViolation, mul, rotate, rotationDistance } from "../solver/limitChecks.js";
 import { generateArm, hasNoLength, spoilArm, type BadTable } from "./dhGenerate.js";
 import { chance, int, pick, randomRotation, uniform, unitVector, type Rand } from "./generate.js";
 import { LIMIT_STRETCH } from "../../plugin/solver/limits.js";
@@ -34,6 +34,8 @@ export interface DHCaseResult {
   readonly reachable: number;
   readonly reachableConverged: number;
   readonly refusals: number;
+  /** The farthest a solved pose was from forward kinematics of its joint values read back. */
+  readonly roundTrip: number;
   readonly failures: string[];
 }
 
@@ -45,6 +47,8 @@ const clone = (pose: Pose): Pose => ({
 });
 const sub = (p: Float64Array, j: number, k: number): number[] =>
   [0, 1, 2].map((i) => p[3 * j + i] - p[3 * k + i]);
+const sub2 = (a: Float64Array, b: Float64Array, j: number): number[] =>
+  [0, 1, 2].map((i) => a[3 * j + i] - b[3 * j + i]);
 const quat = (q: Float64Array, j: number) => q.subarray(4 * j, 4 * j + 4);
 
 /** Random joint values within the arm's ranges. */
@@ -55,12 +59,17 @@ function randomValues(arm: DHArm, rand: Rand): Float64Array {
   );
 }
 
-/** What is wrong with a solved pose of the arm (empty when nothing). */
-function checkPose(arm: DHArm, pose: Pose, fail: (message: string) => void): void {
+/**
+ * Checks a solved pose of the arm, calling `fail` with what is wrong; returns how far (radians, or fractions
+ * of the reach) forward kinematics of the joint values read back lands from the pose.
+ */
+function checkPose(arm: DHArm, pose: Pose, fail: (message: string) => void): number {
   const { rig, limits } = arm;
   const { positions, orientations } = pose;
-  if (!positions.every(Number.isFinite) || !orientations.every(Number.isFinite))
-    return fail("NaN in the pose");
+  if (!positions.every(Number.isFinite) || !orientations.every(Number.isFinite)) {
+    fail("NaN in the pose");
+    return 0;
+  }
   const rest = rig.restPositions,
     restQ = rig.restOrientations;
   for (let j = 0; j < rig.jointCount; j++) {
@@ -97,12 +106,29 @@ function checkPose(arm: DHArm, pose: Pose, fail: (message: string) => void): voi
   }
   const values = new Float64Array(arm.table.count);
   readDHJointValues(arm, pose, values);
+  // The pose is the arm's pose for the values read back: every joint where forward kinematics puts it.
+  const again = createPose(rig);
+  dhForwardKinematics(arm, values, again);
+  // A hinge may keep a turn off its axis within the limits' tolerance (projectRotation leaves one below
+  // about 1e-7 rad as it is), so the read-back pose agrees to that, summed along the arm.
+  let roundTrip = 0;
+  const slack = LIMIT_TOLERANCE * arm.table.count;
+  for (let j = 0; j < rig.jointCount; j++) {
+    const off = Math.hypot(...sub2(again.positions, positions, j)) / arm.reach;
+    const turned = rotationDistance(quat(again.orientations, j), quat(orientations, j));
+    roundTrip = Math.max(roundTrip, off, turned);
+    if (!(off <= slack && turned <= slack))
+      fail(
+        `joint ${j} (${rig.names?.[j]}) is ${off} of the reach and ${turned} rad from its place for the values read back`,
+      );
+  }
   const { min, max, prismatic } = arm.table;
   values.forEach((value, i) => {
     const eps = LIMIT_TOLERANCE * (prismatic[i] ? arm.reach : 1);
     if (!(value >= min[i] - eps && value <= max[i] + eps))
       fail(`joint value ${i} reads ${value}, outside [${min[i]}, ${max[i]}]`);
   });
+  return roundTrip;
 }
 
 /** Expects `call` to throw the named FabrikError and leave `state()` as it was. */
@@ -215,8 +241,17 @@ export function runDHCase(seed: number): DHCaseResult {
     converged = 0,
     reachable = 0,
     reachableConverged = 0,
-    refusals = 0;
-  const result = () => ({ solves, converged, reachable, reachableConverged, refusals, failures: list });
+    refusals = 0,
+    roundTrip = 0;
+  const result = () => ({
+    solves,
+    converged,
+    reachable,
+    reachableConverged,
+    refusals,
+    roundTrip,
+    failures: list,
+  });
   const generated = generateArm(rand);
   const fault = chance(rand, 0.25) ? int(rand, 0, 3) : -1;
   if (fault === 0 || fault === 1) {
@@ -255,9 +290,15 @@ export function runDHCase(seed: number): DHCaseResult {
     const turn = new Float64Array(4);
     const frames = int(rand, 1, 4);
     for (let frame = 0; frame < frames && list.length === 0; frame++) {
-      const kind = pick(rand, ["values", "values", "values", "far", "base", "ball"] as const);
+      const kinds = ["values", "values", "values", "far", "base", "ball", "nudge", "nudge"] as const;
+      const kind = pick(rand, frame === 0 ? kinds.slice(0, 6) : kinds);
       label = `frame ${frame} (${kind}${oriented ? ", oriented" : ""})`;
-      turn.set(randomRotation(rand, 2 * Math.PI));
+      if (kind === "nudge") {
+        // The last goal moved a little: a small step from the last answer.
+        const step = 10 ** uniform(rand, -4, -1) * arm.reach;
+        place.set(unitVector(rand).map((v, i) => place[i] + v * step * rand()));
+        turn.set(mul(randomRotation(rand, 0.1), turn));
+      } else turn.set(randomRotation(rand, 2 * Math.PI));
       if (kind === "values") {
         dhForwardKinematics(arm, randomValues(arm, rand), scratch);
         place.set(scratch.positions.subarray(3 * arm.tool, 3 * arm.tool + 3));
@@ -271,11 +312,11 @@ export function runDHCase(seed: number): DHCaseResult {
       const settings: SolveSettings = {};
       if (chance(rand, 0.5)) settings.tolerance = 10 ** uniform(rand, -6, -1.5) * arm.reach;
       if (chance(rand, 0.4)) settings.maxIterations = int(rand, 1, 200);
-      if (frame > 0 && chance(rand, 0.5)) settings.tracking = true;
+      if (frame > 0 && chance(rand, kind === "nudge" ? 0.8 : 0.3)) settings.tracking = true;
       const input = clone(pose);
       const report = solvePlan(plan, pose, targets, settings);
       solves++;
-      checkPose(arm, pose, fail);
+      roundTrip = Math.max(roundTrip, checkPose(arm, pose, fail));
       const cap = settings.maxIterations ?? DEFAULT_MAX_ITERATIONS;
       if (!(report.iterations <= cap)) fail(`${report.iterations} iterations reported, maxIterations ${cap}`);
       if (!Number.isFinite(report.maxResidual)) fail(`maxResidual ${report.maxResidual}`);
@@ -308,7 +349,9 @@ export function runDHCase(seed: number): DHCaseResult {
       refusals++;
     }
   } catch (error) {
-    fail(`threw ${error instanceof Error ? (error.stack ?? error.message).split("\n").slice(0, 3).join(" | ") : String(error)}`);
+    fail(
+      `threw ${error instanceof Error ? (error.stack ?? error.message).split("\n").slice(0, 3).join(" | ") : String(error)}`,
+    );
   }
   return result();
 }

@@ -100,7 +100,24 @@ export function generateArm(rand: Rand): GeneratedArm {
   }
   if (chance(rand, 0.2)) options.names = rows.map((_, i) => `link ${i}`);
   if (chance(rand, 0.2)) options.markerDistance = 10 ** uniform(rand, -3, 0.5);
+  if (chance(rand, 0.3)) scaleArm({ rows, options }, 10 ** uniform(rand, -2, 3));
   return { rows, options };
+}
+
+/** Scales every length of a table (lengths, slider ranges and homes, the tool offset, the marker distance). */
+function scaleArm({ rows, options }: GeneratedArm, scale: number): void {
+  rows.forEach((row, i) => {
+    row.a *= scale;
+    if (row.d !== undefined) row.d *= scale;
+    if (row.joint !== "prismatic") return;
+    row.min! *= scale;
+    row.max! *= scale;
+    if (row.offset !== undefined) row.offset *= scale;
+    if (options.home !== undefined) (options.home as number[])[i] *= scale;
+  });
+  if (options.toolOffset !== undefined)
+    options.toolOffset = options.toolOffset.map((v) => v * scale) as [number, number, number];
+  if (options.markerDistance !== undefined) options.markerDistance *= scale;
 }
 
 /** Whether `createRigFromDH` must refuse the table as having no length (its reach is 0). */
