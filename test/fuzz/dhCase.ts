@@ -61,11 +61,13 @@ function randomValues(arm: DHArm, rand: Rand): Float64Array {
 
 /**
  * Checks a solved pose of the arm, calling `fail` with what is wrong; returns how far (radians, or fractions
- * of the reach) forward kinematics of the joint values read back lands from the pose.
+ * of the arm's size) forward kinematics of the joint values read back lands from the pose.
  */
 function checkPose(arm: DHArm, pose: Pose, fail: (message: string) => void): number {
   const { rig, limits } = arm;
   const { positions, orientations } = pose;
+  // Lengths and places scale with the rig's size: the arm's reach, and the markers beyond the tool.
+  const size = arm.reach + arm.markerDistance;
   if (!positions.every(Number.isFinite) || !orientations.every(Number.isFinite)) {
     fail("NaN in the pose");
     return 0;
@@ -83,7 +85,7 @@ function checkPose(arm: DHArm, pose: Pose, fail: (message: string) => void): num
     const was = rotate(conj(quat(restQ, p)), sub(rest, j, p));
     const length = Math.hypot(...now),
       restLength = Math.hypot(...was);
-    const slack = 1e-14 * arm.reach;
+    const slack = 1e-14 * size;
     if (limits.flags[j] & LIMIT_STRETCH) {
       const lo = limits.stretch[2 * j],
         hi = limits.stretch[2 * j + 1];
@@ -114,12 +116,12 @@ function checkPose(arm: DHArm, pose: Pose, fail: (message: string) => void): num
   let roundTrip = 0;
   const slack = LIMIT_TOLERANCE * arm.table.count;
   for (let j = 0; j < rig.jointCount; j++) {
-    const off = Math.hypot(...sub2(again.positions, positions, j)) / arm.reach;
+    const off = Math.hypot(...sub2(again.positions, positions, j)) / size;
     const turned = rotationDistance(quat(again.orientations, j), quat(orientations, j));
     roundTrip = Math.max(roundTrip, off, turned);
     if (!(off <= slack && turned <= slack))
       fail(
-        `joint ${j} (${rig.names?.[j]}) is ${off} of the reach and ${turned} rad from its place for the values read back`,
+        `joint ${j} (${rig.names?.[j]}) is ${off} of the arm's size and ${turned} rad from its place for the values read back`,
       );
   }
   const { min, max, prismatic } = arm.table;

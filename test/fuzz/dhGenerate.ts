@@ -284,19 +284,17 @@ export function spoilArm(rand: Rand, arm: GeneratedArm): BadTable {
         message: new RegExp(`${who(i, name)} must be an object`),
       };
     case 12: {
-      // Every a, d and the tool offset 0: no length.
+      // Every a, d and the tool offset 0: no length. Revolute joints of the default range at home 0, so
+      // that nothing else is wrong with the table.
       for (const r of rows) {
         r.a = 0;
         r.d = 0;
         r.joint = "revolute";
         r.offset = 0;
+        delete r.min;
+        delete r.max;
       }
-      if (options.home !== undefined) {
-        rows.forEach((r, k) => {
-          const h = options.home![k];
-          if (r.min !== undefined && !(r.min <= h && h <= r.max!)) [r.min, r.max] = [h - 1, h + 1];
-        });
-      }
+      delete options.home;
       options.toolOffset = [0, 0, 0];
       return { label: "no length", option: "rows", message: /^createRigFromDH: the arm has no length/ };
     }
