@@ -3,6 +3,7 @@
 // in four instead feeds one bad table, option or call and checks the named refusal.
 import {
   DEFAULT_MAX_ITERATIONS,
+  DEFAULT_TOLERANCE,
   FabrikError,
   compilePlan,
   createPose,
@@ -325,7 +326,7 @@ export function runDHCase(seed: number): DHCaseResult {
       if (report.converged) {
         converged++;
         // Converged: every effector within tolerance, measured afresh.
-        const tolerance = settings.tolerance ?? 1e-3;
+        const tolerance = settings.tolerance ?? DEFAULT_TOLERANCE;
         for (let e = 0; e < plan.effectorCount; e++) {
           const j = plan.effectorJoints[e];
           const gap = Math.hypot(...[0, 1, 2].map((i) => pose.positions[3 * j + i] - targets[3 * e + i]));
