@@ -21,9 +21,9 @@ import { attach, limitViolation, random } from "../babylon/fabrikHarness.js";
  */
 // Its own variables: a case loads the mannequin and renders hundreds of frames, so `npm run fuzz`'s million
 // cases are not for it.
-const CASES = Number(process.env.FUZZ_GRIP_CASES ?? 6);
+const CASES = Number(process.env.FUZZ_GRIP_CASES ?? 10);
 const SEED = Number(process.env.FUZZ_GRIP_SEED ?? 1);
-const FRAMES = Number(process.env.FUZZ_GRIP_FRAMES ?? 200);
+const FRAMES = Number(process.env.FUZZ_GRIP_FRAMES ?? 250);
 /** Hands on their handles' places on a reachable pose, as a fraction of the arm (docs/two-hand-grip.md). */
 const ON_HANDLE = 1e-4;
 /** Limits of the arm joints written, radians (the grip tests' bound). */
