@@ -79,8 +79,6 @@ const SWIVEL_STEP = Math.PI / 18;
 const SWIVEL_STEPS = 18;
 const BISECTIONS = 12;
 const REFINEMENTS = 32;
-/** The shoulder breach (radians) a swivel that cannot keep every limit may leave; more keeps the solve's. */
-const SHOULDER_SLACK = 1e-3;
 const GOLDEN = (Math.sqrt(5) - 1) / 2;
 
 /** The arm joints of one hand, as indices in the behavior's rig. */
@@ -312,13 +310,22 @@ export class ArmGrip {
       found = bestCost <= KEPT;
     }
     if (!found && best !== 0) {
-      // No swivel keeps both: the shoulder's limits are kept (the solve's swivel does) whatever it costs the
-      // wrist, whose rotation is then projected onto its own.
+      // No swivel keeps both: the shoulder's limits are kept whatever it costs the wrist, whose rotation is
+      // then projected onto its own. The shoulder is written as it is, so the least breach's swivel stands
+      // only where it keeps them; else the swivel nearest it, toward the solve's (which keeps them), that does.
       t[TRY] = best;
       this._cost(limits);
-      if (t[SHOULDER] > SHOULDER_SLACK) {
-        best = 0;
-        t[TRY] = 0;
+      if (t[SHOULDER] > KEPT) {
+        let good = 0,
+          bad = best;
+        for (let i = 0; i < BISECTIONS; i++) {
+          t[TRY] = (good + bad) / 2;
+          this._cost(limits);
+          if (t[SHOULDER] <= KEPT) good = t[TRY];
+          else bad = t[TRY];
+        }
+        best = good;
+        t[TRY] = best;
         this._cost(limits);
         bestCost = t[COST];
       }
