@@ -11,6 +11,7 @@ import { applyPoles } from "./poles.js";
 import { restartComponent } from "./restart.js";
 import { measureResiduals } from "./residuals.js";
 import { foldChains, foldSwivelled } from "./straightFold.js";
+import { targetsNearEffectors } from "./trackingSteps.js";
 import { placeTwoBoneLimb } from "./twoBoneLimb.js";
 import { seedTwoBoneChain } from "./twoBoneSeed.js";
 
@@ -72,7 +73,7 @@ export function iterateComponent(
   // A small step (every target near where the input has its effector, as from last frame's answer) keeps
   // to the configuration it has: it escapes only a lock on a limit, since another configuration would make
   // the limb jump between frames.
-  const smallStep = targetsNearInput(plan, c, positions, targets);
+  const smallStep = targetsNearEffectors(plan, c, positions, targets, STEP_FRACTION);
   // A robot arm's escape is a damped step (dampedSteps.ts): local, so a small step may take it too.
   const damped = oriented && takesDampedSteps(plan, c);
   const branched = oriented && !plan.componentIsPath[c];
@@ -267,33 +268,6 @@ export function iterateComponent(
   plan.report.escapes += escapes;
   if (!oriented) orientChainFromPositions(plan, c, positions, orientations);
   return iteration;
-}
-
-/**
- * True when every effector of component c has its target within {@link STEP_FRACTION} of its chain's length
- * from where the pose has it now.
- */
-function targetsNearInput(
-  plan: SolvePlan,
-  c: number,
-  positions: Float64Array,
-  targets: Float64Array,
-): boolean {
-  const { effectorPath, effectorPathStart, componentEffectors, effectorJoints } = plan;
-  const boneLength = plan.scratch.boneLength;
-  for (let k = plan.componentEffectorStart[c]; k < plan.componentEffectorStart[c + 1]; k++) {
-    const e = componentEffectors[k];
-    let length = 0;
-    for (let i = effectorPathStart[e]; i < effectorPathStart[e + 1]; i++)
-      length += boneLength[effectorPath[i]];
-    const j3 = 3 * effectorJoints[e];
-    const dx = targets[3 * e] - positions[j3],
-      dy = targets[3 * e + 1] - positions[j3 + 1],
-      dz = targets[3 * e + 2] - positions[j3 + 2];
-    const near = STEP_FRACTION * length;
-    if (dx * dx + dy * dy + dz * dz > near * near) return false;
-  }
-  return true;
 }
 
 function anyOnLimit(plan: SolvePlan, c: number): boolean {
