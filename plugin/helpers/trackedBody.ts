@@ -9,7 +9,7 @@ import {
   type FabrikSolvedEvent,
   type SkeletonRig,
 } from "../babylon/index.js";
-import { quatConjugateMultiply, slerpDirection, transformDirection, transformPoint } from "../rig/index.js";
+import { quatConjugateMultiply, transformDirection, transformPoint } from "../rig/index.js";
 import { FabrikError } from "../solver/index.js";
 import { attachedRig } from "./attached.js";
 import { createModelTarget } from "./modelTarget.js";
@@ -20,8 +20,9 @@ import {
   type TrackedBodySettings,
 } from "./trackedBodyOptions.js";
 import { TrackedCalibration } from "./trackedCalibration.js";
+import { blendHandsHeading } from "./trackedHandsHeading.js";
 import { headHeading, headingTurn, lowerForLegs, placeHips, raiseForHead, turnHips } from "./trackedHips.js";
-import { slerp4, unit3 } from "./trackedMath.js";
+import { slerp4, turnAbout, unit3 } from "./trackedMath.js";
 import { TrackedPoint, type TrackedPointName } from "./trackedPoint.js";
 import {
   A,
@@ -248,10 +249,11 @@ export class TrackedBody {
         if (!this._started) for (let k = 0; k < 3; k++) v[HEAD_HEADING + k] = body.frame[k];
         else for (let k = 0; k < 3; k++) v[HEAD_HEADING + k] = v[HEADING + k];
       }
+      blendHandsHeading(v, body, this.settings.handsTurn);
       if (!this._started) for (let k = 0; k < 3; k++) v[HEADING + k] = v[HEAD_HEADING + k];
       const t = this.settings.turnSmoothing;
       v[A] = !(t > 0) ? 1 : 1 - Math.exp(-dt / t);
-      slerpDirection(v, HEADING, v, HEADING, v, HEAD_HEADING, v, A);
+      turnAbout(v, HEADING, HEAD_HEADING, body.frame, 3, v[A]);
       this._started = true;
     }
     if (this._started) {

@@ -26,6 +26,14 @@ export interface TrackedBodyOptions {
   /** Seconds over which the body's heading follows the head's. Default 0.15. */
   turnSmoothing?: number;
   /**
+   * How far, 0..1, the body's heading is turned from the head's toward the hands (the way from the head to
+   * their midpoint, on the ground) when they show where the chest faces: both tracked, well ahead of the head
+   * and within 45° of its way (counting less up to 75°). Looking around with the hands held before the body
+   * then turns the head, not the chest. Default 0: the body turns with the head alone (see
+   * docs/tracked-body.md for both measured).
+   */
+  handsTurn?: number;
+  /**
    * True: the hands' chains reach up to the collarbones, which turn for a far reach (hands to the floor from a
    * squat). Default false: the chains start at the upper arms, closer to the animation in everyday poses and
    * steadier (see docs/tracked-body.md for both measured).
@@ -48,6 +56,7 @@ export interface TrackedBodySettings {
   stepTime: number;
   stepHeight: number;
   turnSmoothing: number;
+  handsTurn: number;
 }
 
 const OPTION_KEYS = [
@@ -60,6 +69,7 @@ const OPTION_KEYS = [
   "stepTime",
   "stepHeight",
   "turnSmoothing",
+  "handsTurn",
   "collarbones",
   "autoUpdate",
 ];
@@ -81,6 +91,7 @@ const RANGES: Record<keyof TrackedBodySettings, Range> = {
   stepTime: { min: 0, max: 10, open: true, fallback: 0.4 },
   stepHeight: { min: 0, max: 1, open: false, fallback: 0.12 },
   turnSmoothing: { min: 0, max: 10, open: false, fallback: 0.15 },
+  handsTurn: { min: 0, max: 1, open: false, fallback: 0 },
 };
 
 function describe(range: Range): string {

@@ -108,3 +108,34 @@ export function slerp4(out: Float64Array, o: number, q: Float64Array, a: number,
   out[o + 2] = z / len;
   out[o + 3] = w / len;
 }
+
+/**
+ * In place: the unit v[o..o+2], square to the unit `up[u..u+2]`, turned about that up by `f` of the angle to
+ * the unit v[b..b+2] (also square to it), the short way round. Two headings half a turn apart turn about up
+ * too (a slerp between them would pick any axis, and carry the heading through up on the way).
+ */
+export function turnAbout(
+  v: Float64Array,
+  o: number,
+  b: number,
+  up: Float64Array,
+  u: number,
+  f: number,
+): void {
+  const ux = up[u],
+    uy = up[u + 1],
+    uz = up[u + 2];
+  const ax = v[o],
+    ay = v[o + 1],
+    az = v[o + 2];
+  // up × a: a turned a quarter about up.
+  const px = uy * az - uz * ay,
+    py = uz * ax - ux * az,
+    pz = ux * ay - uy * ax;
+  const angle = Math.atan2(px * v[b] + py * v[b + 1] + pz * v[b + 2], dot3(v, o, b));
+  const c = Math.cos(f * angle),
+    s = Math.sin(f * angle);
+  v[o] = ax * c + px * s;
+  v[o + 1] = ay * c + py * s;
+  v[o + 2] = az * c + pz * s;
+}

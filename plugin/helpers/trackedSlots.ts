@@ -54,4 +54,6 @@ export const WEIGHT = 160;
 export const WARM = 161;
 /** The share of the hips' place the body model decides (1 less a hips tracker's weight). */
 export const HIPS_FREE = 165;
-export const SLOTS = 166;
+/** The way the hands say the chest faces: from the head toward their midpoint, on the ground (unit). */
+export const HANDS_HEADING = 166;
+export const SLOTS = 169;

@@ -44,6 +44,8 @@ const LOWER = ["leftUpperLeg", "rightUpperLeg", "leftLowerLeg", "rightLowerLeg",
 const RUN_IN = 60;
 /** TRACKED_COLLARBONES=1 runs TrackedBody with `collarbones: true`. */
 const COLLARBONES = process.env.TRACKED_COLLARBONES === "1";
+/** TRACKED_HANDS_TURN=x runs TrackedBody with `handsTurn: x` (default 0, the option's default). */
+const HANDS_TURN = Number(process.env.TRACKED_HANDS_TURN ?? 0);
 const MOST_FRAMES = 240;
 
 /** Clips to replay: a character, and which of its animation groups (all of them by default). */
@@ -107,7 +109,7 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
     const loadedPose = nodes.map((n) =>
       n === null ? null : [n.position.clone(), n.rotationQuaternion?.clone() ?? null],
     );
-    const body = new TrackedBody(ik, { autoUpdate: false, collarbones: COLLARBONES });
+    const body = new TrackedBody(ik, { autoUpdate: false, collarbones: COLLARBONES, handsTurn: HANDS_TURN });
     body.head.weight = body.leftHand.weight = body.rightHand.weight = 0;
     const j = { head: roles.head!, hands: [roles.leftHand!, roles.rightHand!] };
     // Record: sample the clip at 60 fps with the animation playing.
@@ -321,7 +323,7 @@ process.stdout.write(
   [
     "",
     `machine: ${machineName()}`,
-    `TrackedBody (collarbones: ${COLLARBONES}) driven by the clip's head and hands (animation off), against the clip; cm scaled to 1.75 m`,
+    `TrackedBody (collarbones: ${COLLARBONES}, handsTurn: ${HANDS_TURN}) driven by the clip's head and hands (animation off), against the clip; cm scaled to 1.75 m`,
     formatTable(
       [
         "clip",

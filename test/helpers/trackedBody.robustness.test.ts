@@ -74,48 +74,53 @@ describe("TrackedBody: lost trackers, extreme inputs, calibration", () => {
     expect(rig.body.appliedWeight("head")).toBe(0);
   });
 
-  it.each<[string, () => Pose3]>([
-    [
-      "hands behind the back",
-      () => ({
-        head: HEAD.clone(),
-        left: new Vector3(-0.15, 1.0, -0.3),
-        right: new Vector3(0.15, 1.0, -0.3),
-      }),
-    ],
-    [
-      "head below the hips",
-      () => ({
-        head: new Vector3(0, 0.3, 0.2),
-        headRotation: pitch(1.2),
-        left: new Vector3(-0.2, 0.2, 0.4),
-        right: new Vector3(0.2, 0.2, 0.4),
-      }),
-    ],
-    [
-      "trackers 10 m apart",
-      () => ({ head: HEAD.clone(), left: new Vector3(-10, 1, 0), right: new Vector3(10, 1, 0) }),
-    ],
-    [
-      "head 10 m away at once",
-      () => ({
-        head: new Vector3(10, 1.6, 0),
-        headRotation: yaw(Math.PI),
-        left: new Vector3(-0.2, 1, 0.3),
-        right: new Vector3(0.2, 1, 0.3),
-      }),
-    ],
-    [
-      "head upside down",
-      () => ({
-        head: HEAD.clone(),
-        headRotation: pitch(Math.PI),
-        left: new Vector3(0, 3, 0),
-        right: new Vector3(0, -3, 0),
-      }),
-    ],
-  ])("%s: a defined, finite pose, knees not inverted", async (_, pose) => {
-    rig = await TrackedRig.create();
+  // Each case at the default settings and with the hands turning the body (handsTurn 1).
+  it.each(
+    (
+      [
+        [
+          "hands behind the back",
+          () => ({
+            head: HEAD.clone(),
+            left: new Vector3(-0.15, 1.0, -0.3),
+            right: new Vector3(0.15, 1.0, -0.3),
+          }),
+        ],
+        [
+          "head below the hips",
+          () => ({
+            head: new Vector3(0, 0.3, 0.2),
+            headRotation: pitch(1.2),
+            left: new Vector3(-0.2, 0.2, 0.4),
+            right: new Vector3(0.2, 0.2, 0.4),
+          }),
+        ],
+        [
+          "trackers 10 m apart",
+          () => ({ head: HEAD.clone(), left: new Vector3(-10, 1, 0), right: new Vector3(10, 1, 0) }),
+        ],
+        [
+          "head 10 m away at once",
+          () => ({
+            head: new Vector3(10, 1.6, 0),
+            headRotation: yaw(Math.PI),
+            left: new Vector3(-0.2, 1, 0.3),
+            right: new Vector3(0.2, 1, 0.3),
+          }),
+        ],
+        [
+          "head upside down",
+          () => ({
+            head: HEAD.clone(),
+            headRotation: pitch(Math.PI),
+            left: new Vector3(0, 3, 0),
+            right: new Vector3(0, -3, 0),
+          }),
+        ],
+      ] as [string, () => Pose3][]
+    ).flatMap(([name, pose]) => [0, 1].map((handsTurn) => [name, handsTurn, pose] as const)),
+  )("%s (handsTurn %s): a defined, finite pose, knees not inverted", async (_, handsTurn, pose) => {
+    rig = await TrackedRig.create({ handsTurn });
     rig.run(30, standing);
     const a = rig.run(120, pose);
     const b = rig.run(1, pose);

@@ -113,6 +113,37 @@ describe("TrackedBody on the mannequin", () => {
     notes.push(`bow 40 cm ahead, 40 cm down: hips ${cm(hips.z)} cm ahead, head ${cm(e.head)} cm off`);
   });
 
+  it("looking around, hands held ahead: with handsTurn the head turns and the body does not", async () => {
+    const look = (): Pose3 => ({
+      head: HEAD.clone(),
+      headRotation: yaw(0.5),
+      left: new Vector3(-0.22, 1.05, 0.45),
+      right: new Vector3(0.22, 1.05, 0.45),
+    });
+    /** The hips' turn from forward (radians), from the line between the hip joints (left is −X). */
+    const hipsTurn = (m: Measured): number => {
+      const d = m.world[rig.j.leftUpperLeg].subtract(m.world[rig.j.rightUpperLeg]);
+      return Math.abs(Math.atan2(d.z, -d.x));
+    };
+    const turns: number[] = [],
+      heads: number[] = [];
+    for (const handsTurn of [0, 1]) {
+      rig = await TrackedRig.create({ handsTurn });
+      rig.run(30, standing);
+      const m = rig.run(90, look);
+      turns.push(hipsTurn(m));
+      heads.push(errors(m, look()).head);
+      rig.dispose();
+    }
+    // The head's heading alone turns the body with the head (0.5 rad); the hands hold it to them.
+    expect(turns[0]).toBeGreaterThan(0.4);
+    expect(turns[1]).toBeLessThan(0.05);
+    expect(Math.max(...heads)).toBeLessThan(0.03);
+    notes.push(
+      `looking 29° aside: hips turned ${((turns[0] * 180) / Math.PI).toFixed(1)}° (handsTurn 0), ${((turns[1] * 180) / Math.PI).toFixed(1)}° (handsTurn 1); head ${cm(heads[0])} / ${cm(heads[1])} cm off`,
+    );
+  });
+
   it("turn in place: the feet step to the new heading, one at a time", async () => {
     rig = await TrackedRig.create();
     rig.run(30, standing);
