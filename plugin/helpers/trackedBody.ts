@@ -249,11 +249,14 @@ export class TrackedBody {
         if (!this._started) for (let k = 0; k < 3; k++) v[HEAD_HEADING + k] = body.frame[k];
         else for (let k = 0; k < 3; k++) v[HEAD_HEADING + k] = v[HEADING + k];
       }
-      blendHandsHeading(v, body, this.settings.handsTurn);
+      if (this.settings.handsTurn > 0) {
+        v[C] = this.settings.handsTurn;
+        blendHandsHeading(v, body);
+      }
       if (!this._started) for (let k = 0; k < 3; k++) v[HEADING + k] = v[HEAD_HEADING + k];
       const t = this.settings.turnSmoothing;
       v[A] = !(t > 0) ? 1 : 1 - Math.exp(-dt / t);
-      turnAbout(v, HEADING, HEAD_HEADING, body.frame, 3, v[A]);
+      turnAbout(v, HEADING, HEAD_HEADING, body.frame, 3, A);
       this._started = true;
     }
     if (this._started) {

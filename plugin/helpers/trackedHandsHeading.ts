@@ -1,5 +1,5 @@
 import type { TrackedBodyRig } from "./trackedBodyRig.js";
-import { dot3, removeAlong, turnAbout, unit3 } from "./trackedMath.js";
+import { removeAlong, turnAbout, unit3 } from "./trackedMath.js";
 import {
   APPLIED,
   B,
@@ -27,14 +27,18 @@ const COS_AGREE = Math.cos(HANDS_AGREE);
 const COS_OFF = Math.cos(HANDS_OFF);
 
 /**
- * Turns the head's heading `v[HEAD_HEADING]` toward the way the hands say the chest faces, by `share`: the
+ * Turns the head's heading `v[HEAD_HEADING]` toward the way the hands say the chest faces, by the share in
+ * `v[C]` (settings.handsTurn): the
  * direction on the ground from the head to the hands' midpoint, `v[HANDS_HEADING]`. A player looking around
  * with the hands held before them turns the head, not the chest. The hands count by their applied
  * weights, by how far ahead of the head they are and by how near their way is to the head's: hands at the
  * sides or behind, far to one side or lost leave the head's heading as it is.
  */
-export function blendHandsHeading(v: Float64Array, body: TrackedBodyRig, share: number): void {
-  if (!(share > 0) || v[VALID + 1] !== 1 || v[VALID + 2] !== 1) return;
+export function blendHandsHeading(v: Float64Array, body: TrackedBodyRig): void {
+  // The share comes in v[C] (read from the settings where that read is optimized: a double field read in
+  // code V8 has not optimized is boxed, an allocation a frame).
+  if (!(v[C] > 0) || v[VALID + 1] !== 1 || v[VALID + 2] !== 1) return;
+  const share = v[C];
   const hands = Math.min(v[APPLIED + 1], v[APPLIED + 2]);
   if (!(hands > 0)) return;
   const up = body.frame;
@@ -43,12 +47,15 @@ export function blendHandsHeading(v: Float64Array, body: TrackedBodyRig, share: 
     v[B + k] = up[3 + k];
   }
   removeAlong(v, HANDS_HEADING, B);
-  const ahead = dot3(v, HANDS_HEADING, HEAD_HEADING) / body.standHead;
+  // Dot products written out: a double returned from a call V8 does not inline is boxed.
+  const h = HANDS_HEADING,
+    d = HEAD_HEADING;
+  const ahead = (v[h] * v[d] + v[h + 1] * v[d + 1] + v[h + 2] * v[d + 2]) / body.standHead;
   const byAhead = ahead <= HANDS_AHEAD ? 0 : ahead >= 2 * HANDS_AHEAD ? 1 : ahead / HANDS_AHEAD - 1;
   if (!(byAhead > 0) || !unit3(v, HANDS_HEADING)) return;
-  const agree = dot3(v, HANDS_HEADING, HEAD_HEADING);
+  const agree = v[h] * v[d] + v[h + 1] * v[d + 1] + v[h + 2] * v[d + 2];
   const byAgree = agree >= COS_AGREE ? 1 : agree <= COS_OFF ? 0 : (agree - COS_OFF) / (COS_AGREE - COS_OFF);
   v[C] = share * hands * byAhead * byAgree;
   if (!(v[C] > 0)) return;
-  turnAbout(v, HEAD_HEADING, HANDS_HEADING, up, 3, v[C]);
+  turnAbout(v, HEAD_HEADING, HANDS_HEADING, up, 3, C);
 }

@@ -110,8 +110,9 @@ export function slerp4(out: Float64Array, o: number, q: Float64Array, a: number,
 }
 
 /**
- * In place: the unit v[o..o+2], square to the unit `up[u..u+2]`, turned about that up by `f` of the angle to
- * the unit v[b..b+2] (also square to it), the short way round. Two headings half a turn apart turn about up
+ * In place: the unit v[o..o+2], square to the unit `up[u..u+2]`, turned about that up by the fraction v[f] of
+ * the angle to the unit v[b..b+2] (also square to it), the short way round (the fraction is read from v: a
+ * double handed to a call V8 does not inline is boxed, an allocation a frame). Two headings half a turn apart turn about up
  * too (a slerp between them would pick any axis, and carry the heading through up on the way).
  */
 export function turnAbout(
@@ -132,9 +133,12 @@ export function turnAbout(
   const px = uy * az - uz * ay,
     py = uz * ax - ux * az,
     pz = ux * ay - uy * ax;
-  const angle = Math.atan2(px * v[b] + py * v[b + 1] + pz * v[b + 2], dot3(v, o, b));
-  const c = Math.cos(f * angle),
-    s = Math.sin(f * angle);
+  const angle = Math.atan2(
+    px * v[b] + py * v[b + 1] + pz * v[b + 2],
+    ax * v[b] + ay * v[b + 1] + az * v[b + 2],
+  );
+  const c = Math.cos(v[f] * angle),
+    s = Math.sin(v[f] * angle);
   v[o] = ax * c + px * s;
   v[o + 1] = ay * c + py * s;
   v[o + 2] = az * c + pz * s;
