@@ -1,4 +1,5 @@
 import { backwardPassChain, forwardPassChain, orientChainFromPositions } from "./chainPasses.js";
+import { CONTINUUM_STARTS, restartContinuum } from "./continuumRestart.js";
 import { hasContinuumSections } from "./continuumSections.js";
 import { LIMIT_HINGE } from "./limits.js";
 import { dampedSteps, stretches, takesDampedSteps } from "./dampedSteps.js";
@@ -192,16 +193,19 @@ export function iterateComponent(
       previous = Infinity;
       continue;
     }
+    // Continuum sections stalled within length: an escape would turn joints one by one, which breaks their
+    // arcs, so the component starts again from whole arcs laid out another way (continuumRestart.ts), a few
+    // times; the best pose of all starts is the answer.
+    if (hasContinuumSections(plan, c)) {
+      if (singleJoint || !withinLength || restarts >= CONTINUUM_STARTS) break;
+      restartContinuum(plan, c, positions, orientations, targets, restarts++);
+      previous = Infinity;
+      continue;
+    }
     // Stalled under limits or branches: a lock, a local minimum, or the best reachable pose. Escape from the
     // best pose and go on; when escapes stop paying, restart elsewhere while the budget lasts. A component
     // turning one joint has no other configuration: its passes already aim it as close as its limits allow.
-    // Nor one with continuum sections: an escape turns joints one by one, which breaks their arcs.
-    if (
-      singleJoint ||
-      hasContinuumSections(plan, c) ||
-      !((withinLength && (!smallStep || damped)) || anyOnLimit(plan, c))
-    )
-      break;
+    if (singleJoint || !((withinLength && (!smallStep || damped)) || anyOnLimit(plan, c))) break;
     // A robot arm's escape (damped steps) is deterministic: a second one from the same pose finds the same
     // minimum, so an escape that found nothing better is followed by a restart at once, and progress is
     // judged within the current start (a restart's own minimum is worse than the best pose of an earlier one).
