@@ -66,6 +66,13 @@ export function iterateComponent(
   // had, frame after frame, until it settled in another configuration. So a solve never ends further from
   // its targets than a valid input, and its escapes start from the nearest pose to it that is at least as good.
   let best = Infinity;
+  // What the passes gain on the input, with continuum sections, decides whether they restart (see below).
+  const continuum = hasContinuumSections(plan, c);
+  let inputSum = Infinity;
+  if (continuum) {
+    measureResiduals(plan, firstEffector, lastEffector, positions, targets);
+    inputSum = residualSum[0];
+  }
   if (oriented && keepsLimits(plan, c, orientations, true)) {
     measureResiduals(plan, firstEffector, lastEffector, positions, targets);
     best = residualSum[0];
@@ -104,7 +111,7 @@ export function iterateComponent(
   // pose than the last round started from (out of reach the passes' best pose is the answer: a round there
   // trades it for the least-squares one, and frames held still alternated between the two). Not with
   // continuum sections: the steps turn joints one by one.
-  const dampable = branched && !damped && !stretches(plan, c) && !hasContinuumSections(plan, c);
+  const dampable = branched && !damped && !stretches(plan, c) && !continuum;
   let bestAtDamped = Infinity;
   let iteration = 0;
   while (iteration < maxIterations) {
@@ -194,10 +201,14 @@ export function iterateComponent(
       continue;
     }
     // Continuum sections stalled within length: an escape would turn joints one by one, which breaks their
-    // arcs, so the component starts again from whole arcs laid out another way (continuumRestart.ts), a few
-    // times; the best pose of all starts is the answer.
-    if (hasContinuumSections(plan, c)) {
-      if (singleJoint || !withinLength || restarts >= CONTINUUM_STARTS) break;
+    // arcs, so the component starts again from whole arcs laid out another way (continuumRestart.ts), the
+    // nearest first; the best pose of all starts is the answer. A small step, followed from last frame's
+    // answer, takes the nearest start only, so the limb moves the least. Passes that gained less than the
+    // tolerance on the input stand where the last frame left them, after its own starts: a target held
+    // still out of the arcs' reach would otherwise pay for every start again each frame.
+    if (continuum) {
+      if (singleJoint || !withinLength || restarts >= (smallStep ? 1 : CONTINUUM_STARTS)) break;
+      if (restarts === 0 && !(best < inputSum - tolerance)) break;
       restartContinuum(plan, c, positions, orientations, targets, restarts++);
       previous = Infinity;
       continue;
