@@ -1,4 +1,5 @@
 import { backwardPassChain, forwardPassChain, orientChainFromPositions } from "./chainPasses.js";
+import { CONTINUUM_STARTS, restartContinuum } from "./continuumRestart.js";
 import { hasContinuumSections } from "./continuumSections.js";
 import { LIMIT_HINGE } from "./limits.js";
 import { dampedSteps, stretches, takesDampedSteps } from "./dampedSteps.js";
@@ -65,6 +66,13 @@ export function iterateComponent(
   // had, frame after frame, until it settled in another configuration. So a solve never ends further from
   // its targets than a valid input, and its escapes start from the nearest pose to it that is at least as good.
   let best = Infinity;
+  // What the passes gain on the input, with continuum sections, decides whether they restart (see below).
+  const continuum = hasContinuumSections(plan, c);
+  let inputSum = Infinity;
+  if (continuum) {
+    measureResiduals(plan, firstEffector, lastEffector, positions, targets);
+    inputSum = residualSum[0];
+  }
   if (oriented && keepsLimits(plan, c, orientations, true)) {
     measureResiduals(plan, firstEffector, lastEffector, positions, targets);
     best = residualSum[0];
@@ -103,7 +111,7 @@ export function iterateComponent(
   // pose than the last round started from (out of reach the passes' best pose is the answer: a round there
   // trades it for the least-squares one, and frames held still alternated between the two). Not with
   // continuum sections: the steps turn joints one by one.
-  const dampable = branched && !damped && !stretches(plan, c) && !hasContinuumSections(plan, c);
+  const dampable = branched && !damped && !stretches(plan, c) && !continuum;
   let bestAtDamped = Infinity;
   let iteration = 0;
   while (iteration < maxIterations) {
@@ -192,16 +200,23 @@ export function iterateComponent(
       previous = Infinity;
       continue;
     }
+    // Continuum sections stalled within length: an escape would turn joints one by one, which breaks their
+    // arcs, so the component starts again from whole arcs laid out another way (continuumRestart.ts), the
+    // nearest first; the best pose of all starts is the answer. A small step, followed from last frame's
+    // answer, takes the nearest start only, so the limb moves the least. Passes that gained less than the
+    // tolerance on the input stand where the last frame left them, after its own starts: a target held
+    // still out of the arcs' reach would otherwise pay for every start again each frame.
+    if (continuum) {
+      if (singleJoint || !withinLength || restarts >= (smallStep ? 1 : CONTINUUM_STARTS)) break;
+      if (restarts === 0 && !(best < inputSum - tolerance)) break;
+      restartContinuum(plan, c, positions, orientations, targets, restarts++);
+      previous = Infinity;
+      continue;
+    }
     // Stalled under limits or branches: a lock, a local minimum, or the best reachable pose. Escape from the
     // best pose and go on; when escapes stop paying, restart elsewhere while the budget lasts. A component
     // turning one joint has no other configuration: its passes already aim it as close as its limits allow.
-    // Nor one with continuum sections: an escape turns joints one by one, which breaks their arcs.
-    if (
-      singleJoint ||
-      hasContinuumSections(plan, c) ||
-      !((withinLength && (!smallStep || damped)) || anyOnLimit(plan, c))
-    )
-      break;
+    if (singleJoint || !((withinLength && (!smallStep || damped)) || anyOnLimit(plan, c))) break;
     // A robot arm's escape (damped steps) is deterministic: a second one from the same pose finds the same
     // minimum, so an escape that found nothing better is followed by a restart at once, and progress is
     // judged within the current start (a restart's own minimum is worse than the best pose of an earlier one).

@@ -50,6 +50,11 @@ export interface ContinuumSections {
   readonly entering: Float64Array;
   /** Per section: the direction entering its base, in its base's parent's frame (see measureSections). */
   readonly enteringLocal: Float64Array;
+  /**
+   * Scratch of restartContinuum, 4 per section: the bend the section had when its component started again,
+   * and the side it bent toward, in its base's parent's frame (as enteringLocal).
+   */
+  readonly startBend: Float64Array;
 }
 
 /** No sections: tables of the right size for the passes to read. */
@@ -65,6 +70,7 @@ export function noContinuumSections(jointCount: number, componentCount: number):
     inComponent: new Uint8Array(componentCount),
     entering: new Float64Array(0),
     enteringLocal: new Float64Array(0),
+    startBend: new Float64Array(0),
   };
 }
 
@@ -167,6 +173,7 @@ export function compileContinuumSections(
     maxBend: Float64Array.from(bends),
     entering: new Float64Array(3 * lists.length),
     enteringLocal: new Float64Array(3 * lists.length),
+    startBend: new Float64Array(4 * lists.length),
   };
 }
 
