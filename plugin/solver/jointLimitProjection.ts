@@ -217,8 +217,7 @@ function projectHinge(
     hz = h[3 * j + 2];
   const qx = q[o],
     qy = q[o + 1],
-    qz = q[o + 2],
-    qw = q[o + 3];
+    qz = q[o + 2];
   scratch[so + 5] = limits.hinge[2 * j];
   scratch[so + 6] = limits.hinge[2 * j + 1];
   const clamped = clampAngle(scratch, so + 4);
@@ -229,9 +228,14 @@ function projectHinge(
     ny = hy * s,
     nz = hz * s,
     nw = Math.cos(half);
-  // Unchanged when Δ already was that pure, in-range turn about the axis (q and -q are the same turn).
-  const dot = nx * qx + ny * qy + nz * qz + nw * qw;
-  if (!clamped && Math.abs(dot) > 1 - 1e-15) return false;
+  // Unchanged when Δ already was a pure, in-range turn about the axis: its vector part has nothing off the
+  // axis. (Comparing with the pure turn by their dot product let turns up to 1e-7 rad off the axis through:
+  // a dot of 1 − 1e-15 still leaves that much.)
+  const along = qx * hx + qy * hy + qz * hz;
+  const ox = qx - along * hx,
+    oy = qy - along * hy,
+    oz = qz - along * hz;
+  if (!clamped && ox * ox + oy * oy + oz * oz < 1e-30) return false;
   q[o] = nx;
   q[o + 1] = ny;
   q[o + 2] = nz;

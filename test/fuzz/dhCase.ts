@@ -27,6 +27,8 @@ import { LIMIT_STRETCH } from "../../plugin/solver/limits.js";
 const LENGTH_TOLERANCE = 1e-9;
 /** Hinges, and joint values read back, hold their ranges to this (radians or model units × reach). */
 const LIMIT_TOLERANCE = 1e-6;
+/** The pose agrees with forward kinematics of the values read back to this per row (radians, × reach). */
+const ROUND_TRIP_TOLERANCE = 1e-9;
 
 export interface DHCaseResult {
   readonly solves: number;
@@ -112,10 +114,10 @@ function checkPose(arm: DHArm, pose: Pose, fail: (message: string) => void): num
   // The pose is the arm's pose for the values read back: every joint where forward kinematics puts it.
   const again = createPose(rig);
   dhForwardKinematics(arm, values, again);
-  // A hinge may keep a turn off its axis within the limits' tolerance (projectRotation leaves one below
-  // about 1e-7 rad as it is), so the read-back pose agrees to that, summed along the arm.
+  // Every hinge keeps a pure turn about its axis, so the read-back pose agrees to rounding, summed along the
+  // arm.
   let roundTrip = 0;
-  const slack = LIMIT_TOLERANCE * arm.table.count;
+  const slack = ROUND_TRIP_TOLERANCE * arm.table.count;
   for (let j = 0; j < rig.jointCount; j++) {
     const off = Math.hypot(...sub2(again.positions, positions, j)) / size;
     const turned = rotationDistance(quat(again.orientations, j), quat(orientations, j));
