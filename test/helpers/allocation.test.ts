@@ -70,12 +70,14 @@ describe("per-frame allocation, steady state", () => {
   }, 150_000);
 
   it("TrackedBody allocates nothing of its own: trackers read, hips placed, feet stepping, targets written", () => {
-    const { trackedBody } = run("trackedBody");
+    const { trackedBody, trackedBodyHands } = run("trackedBody");
     notes.push(
       `TrackedBody (head, hands, stepping feet): ${trackedBody.helpers.toFixed(2)} B in the helper, ` +
-        `${trackedBody.total.toFixed(0)} B in all (the solver's hard frames: lock escapes, two-bone seeds)`,
+        `${trackedBody.total.toFixed(0)} B in all (the solver's hard frames: lock escapes, two-bone seeds); ` +
+        `with handsTurn 1: ${trackedBodyHands.helpers.toFixed(2)} B in the helper`,
     );
     expect(trackedBody.helpers, trackedBody.sites.join("\n")).toBeLessThan(1);
+    expect(trackedBodyHands.helpers, trackedBodyHands.sites.join("\n")).toBeLessThan(1);
   }, 150_000);
 
   it.skipIf(noteIfMissing(characterNamed("RobotExpressive")))(
