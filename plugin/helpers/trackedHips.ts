@@ -142,6 +142,31 @@ export function turnHips(
 /** A planted leg is kept this much short of straight: a straight leg cannot take up any more of the hips' motion. */
 const LEG_REACH = 0.995;
 
+/** legSpan's result: the hip joint's height above the foot along up, and the squared distance across. */
+const span = new Float64Array(2);
+const HEIGHT = 0;
+const ACROSS2 = 1;
+
+/**
+ * How leg i's hip joint (carried from `v[HIPS_POS]` by the heading) stands over the foot at `v[foot..]`, into
+ * `span` (in an array: a double returned from a call V8 does not inline is boxed).
+ */
+function legSpan(v: Float64Array, body: TrackedBodyRig, i: number, foot: number): void {
+  const up = body.frame,
+    h = body.hipFromHips;
+  let r2 = 0,
+    height = 0;
+  for (let k = 0; k < 3; k++) {
+    const hip =
+      v[HIPS_POS + k] + h[3 * i] * v[HEADING + k] + h[3 * i + 1] * up[3 + k] + h[3 * i + 2] * v[LEFT + k];
+    const d = hip - v[foot + k];
+    r2 += d * d;
+    height += d * up[3 + k];
+  }
+  span[HEIGHT] = height;
+  span[ACROSS2] = Math.max(0, r2 - height * height);
+}
+
 /** The hips come down at most this fraction of the leg's length for the legs: a foot further off steps instead. */
 const MOST_LEG_DROP = 0.2;
 
@@ -157,22 +182,13 @@ export function lowerForLegs(
   airborne: (i: number) => boolean,
 ): void {
   const up = body.frame,
-    h = body.hipFromHips,
     reach = LEG_REACH * body.legLength;
   let drop = 0;
   for (let i = 0; i < 2; i++) {
     if (airborne(i)) continue;
-    const foot = feet + 7 * i;
-    let r2 = 0,
-      height = 0;
-    for (let k = 0; k < 3; k++) {
-      const hip =
-        v[HIPS_POS + k] + h[3 * i] * v[HEADING + k] + h[3 * i + 1] * up[3 + k] + h[3 * i + 2] * v[LEFT + k];
-      const d = hip - v[foot + k];
-      r2 += d * d;
-      height += d * up[3 + k];
-    }
-    const across2 = Math.max(0, r2 - height * height);
+    legSpan(v, body, i, feet + 7 * i);
+    const height = span[HEIGHT],
+      across2 = span[ACROSS2];
     // A foot further out than the leg reaches anyway is left short: lowering the hips would not help.
     if (across2 >= reach * reach) continue;
     const need = height - Math.sqrt(reach * reach - across2);
@@ -217,21 +233,12 @@ export function raiseForHead(
   const across2 = d2 - along * along;
   if (!(d2 > most * most) || !(across2 < most * most)) return;
   let rise = along - Math.sqrt(most * most - across2);
-  const h = body.hipFromHips,
-    reach = LEG_REACH * body.legLength;
+  const reach = LEG_REACH * body.legLength;
   for (let i = 0; i < 2 && rise > 0; i++) {
     if (airborne(i)) continue;
-    const foot = feet + 7 * i;
-    let r2 = 0,
-      height = 0;
-    for (let k = 0; k < 3; k++) {
-      const hip =
-        v[HIPS_POS + k] + h[3 * i] * v[HEADING + k] + h[3 * i + 1] * up[3 + k] + h[3 * i + 2] * v[LEFT + k];
-      const dk = hip - v[foot + k];
-      r2 += dk * dk;
-      height += dk * up[3 + k];
-    }
-    const side2 = Math.max(0, r2 - height * height);
+    legSpan(v, body, i, feet + 7 * i);
+    const height = span[HEIGHT],
+      side2 = span[ACROSS2];
     const room = side2 < reach * reach ? Math.sqrt(reach * reach - side2) - height : 0;
     if (room < rise) rise = room;
   }

@@ -46,7 +46,7 @@ export function solvePlan(
 
   const oriented = plan.scratch.componentOriented;
   for (let c = 0; c < plan.componentCount; c++) oriented[c] = needsOrientedPasses(plan, c) ? 1 : 0;
-  measurePose(plan, positions, orientations);
+  measurePose(plan, positions, orientations, tracking);
   if (plan.continuum.count > 0) measureSections(plan, positions, orientations);
   if (plan.scratch.carriedBases.length > 0) measureCarriedChains(plan);
   const report = plan.report;

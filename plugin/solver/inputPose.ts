@@ -5,26 +5,38 @@ import { quatConjugateMultiply, quatRotate, quatRotateInverse } from "./quaterni
  * What every pass preserves, read from the input pose: each joint's bone length, its offset direction in
  * its parent's frame, and its local rotation.
  */
-export function measurePose(plan: SolvePlan, positions: Float64Array, orientations: Float64Array): void {
+export function measurePose(
+  plan: SolvePlan,
+  positions: Float64Array,
+  orientations: Float64Array,
+  tracking: boolean,
+): void {
   const parents = plan.rig.parents;
-  const inputLocal = plan.scratch.inputLocal;
+  const { inputLocal, componentOriented } = plan.scratch;
   for (let c = 0; c < plan.componentCount; c++) {
     const b = plan.componentBase[c];
     const p = parents[b];
     if (p >= 0) quatConjugateMultiply(inputLocal, 4 * b, orientations, 4 * p, orientations, 4 * b);
     else for (let i = 0; i < 4; i++) inputLocal[4 * b + i] = orientations[4 * b + i];
-    // Every component is measured whole, the fast path's too: tracking steps (trackingSteps.ts) turn its
-    // joints as rigid frames.
+    // The fast path needs only lengths and directions for the joints it solves (see orientChainFromPositions),
+    // unless it is tracked: tracking steps (trackingSteps.ts) turn its joints as rigid frames.
+    const full = tracking || componentOriented[c] === 1 || plan.componentParent[c] >= 0;
     for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++) {
-      measureJoint(plan, plan.activeJoints[k], positions, orientations);
+      measureJoint(plan, plan.activeJoints[k], positions, orientations, full);
     }
     for (let k = plan.passiveStart[c]; k < plan.passiveStart[c + 1]; k++) {
-      measureJoint(plan, plan.passiveJoints[k], positions, orientations);
+      measureJoint(plan, plan.passiveJoints[k], positions, orientations, true);
     }
   }
 }
 
-function measureJoint(plan: SolvePlan, j: number, positions: Float64Array, orientations: Float64Array): void {
+function measureJoint(
+  plan: SolvePlan,
+  j: number,
+  positions: Float64Array,
+  orientations: Float64Array,
+  full: boolean,
+): void {
   const p = plan.rig.parents[j];
   const { restPositions, restOrientations } = plan.rig;
   const { boneLength, inputDirection, localOffset, inputLocal } = plan.scratch;
@@ -39,7 +51,7 @@ function measureJoint(plan: SolvePlan, j: number, positions: Float64Array, orien
     inputDirection[j3] = dx / len;
     inputDirection[j3 + 1] = dy / len;
     inputDirection[j3 + 2] = dz / len;
-    quatRotateInverse(localOffset, j3, orientations, 4 * p, inputDirection, j3);
+    if (full) quatRotateInverse(localOffset, j3, orientations, 4 * p, inputDirection, j3);
   } else {
     // A zero-length bone has no direction of its own: borrow the rest pose's, or the parent's +Y.
     const rx = restPositions[j3] - restPositions[p3],
@@ -58,5 +70,5 @@ function measureJoint(plan: SolvePlan, j: number, positions: Float64Array, orien
     }
     quatRotate(inputDirection, j3, orientations, 4 * p, localOffset, j3);
   }
-  quatConjugateMultiply(inputLocal, 4 * j, orientations, 4 * p, orientations, 4 * j);
+  if (full) quatConjugateMultiply(inputLocal, 4 * j, orientations, 4 * p, orientations, 4 * j);
 }
