@@ -36,7 +36,6 @@ export const tentaclesScene: SceneDefinition = {
     const container = await loadContainer(scene, CHARACTER_URLS.tentacle);
     const goal = new Vector3(0, 1.2, 0.7);
     const tentacles: Character[] = BASES.map((x, i) => {
-      // A long curled chain converges slowly: more iterations than the default keep the tip on the point.
       const character = addCharacter(stage, container, {
         name: `tentacle${i}`,
         clone: true,
