@@ -19,6 +19,23 @@ type Triple = [number, number, number];
 const distance = (a: Triple, b: Triple) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
 
 /** A canvas that drew a lit scene, not a clear colour: broad luminance spread and many colours. */
+/**
+ * The middle tentacle's tip distance to the goal (m) once it is within 2 cm, or after 30 frames (half a second
+ * at 60 fps): the pointer nudged a pixel each frame, so the goal stays the pointer's (it wanders once the pointer
+ * rests for 2.5 s of the browser's clock).
+ */
+async function tipGap(demo: DemoPage, at: { x: number; y: number }): Promise<number> {
+  let gap = Infinity;
+  for (let frame = 0; frame < 30 && !(gap < 0.02); frame++) {
+    await demo.page.mouse.move(at.x, at.y + (frame % 2), { steps: 1 });
+    await demo.hook((h) => h.frames(1));
+    const m = await demo.hook((h) => h.metrics());
+    const tip = (await demo.hook((h) => h.effectorWorldPosition("Tentacle.24")))!;
+    gap = distance(tip, [m.goalX, m.goalY, m.goalZ]);
+  }
+  return gap;
+}
+
 async function expectRendered(demo: DemoPage): Promise<void> {
   const { deviation, colors } = await demo.canvasStats();
   expect(deviation, "luminance standard deviation").toBeGreaterThan(8);
@@ -292,9 +309,10 @@ describe.skipIf(chromiumPath === "")("the demo in Chromium", () => {
     const m = await demo.hook((h) => h.metrics());
     const goal: Triple = [m.goalX, m.goalY, m.goalZ];
     expect(distance(goal, point), "pointer goal (m)").toBeLessThan(0.02);
-    // The middle tentacle aims at the goal itself (its neighbours a little to their sides).
-    const tip = (await demo.hook((h) => h.effectorWorldPosition("Tentacle.24")))!;
-    expect(distance(tip, goal), "tip to goal (m)").toBeLessThan(0.02);
+    // The middle tentacle aims at the goal itself (its neighbours a little to their sides). It starts from
+    // wherever the wandering goal (timed by the browser's clock) left it; arcs do not reach every pointer in
+    // two frames from every start (docs/continuum.md), so the tip is given half a second of frames.
+    expect(await tipGap(demo, at), "tip to goal (m)").toBeLessThan(0.02);
     // Each tentacle curls in three continuum arcs; the switch turns them into 24 plain joints and back.
     expect(m.continuumSections, "arcs of the middle tentacle").toBe(3);
     await demo.screenshot("tentacles");
@@ -304,10 +322,7 @@ describe.skipIf(chromiumPath === "")("the demo in Chromium", () => {
     await demo.hook((h) => h.frames(2));
     const plain = await demo.hook((h) => h.metrics());
     expect(plain.continuumSections, "arcs with the switch off").toBe(0);
-    const plainTip = (await demo.hook((h) => h.effectorWorldPosition("Tentacle.24")))!;
-    expect(distance(plainTip, [plain.goalX, plain.goalY, plain.goalZ]), "plain tip to goal (m)").toBeLessThan(
-      0.02,
-    );
+    expect(await tipGap(demo, at), "plain tip to goal (m)").toBeLessThan(0.02);
     await demo.page.click("#toggle-continuum");
     await demo.hook((h) => h.frames(1));
     expect((await demo.hook((h) => h.metrics())).continuumSections).toBe(3);
