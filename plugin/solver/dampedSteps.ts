@@ -54,7 +54,8 @@ export function stretches(plan: SolvePlan, c: number): boolean {
 
 /**
  * Up to `maxSteps` damped steps on component c from the pose given (its orientations must be the oriented
- * passes': every active joint's and the base's), damped from `dampingPercent` of its reach. Returns the steps
+ * passes': every active joint's and the base's), damped from `dampingPercent` of its reach, quartered
+ * `quarterings` times (both integers, which V8 passes unboxed). Returns the steps
  * taken. The pose left is the best reached, within every limit, residuals measured; nothing changes when no
  * step helps. With `untilSlow`, the steps also stop where they gain little ({@link SLOW_GAIN}).
  */
@@ -67,6 +68,7 @@ export function dampedSteps(
   maxSteps: number,
   untilSlow: boolean,
   dampingPercent = DAMPING_PERCENT,
+  quarterings = 0,
 ): number {
   const first = plan.componentEffectorStart[c],
     last = plan.componentEffectorStart[c + 1];
@@ -81,7 +83,7 @@ export function dampedSteps(
   if (!(reach > 0)) return 0;
   // Doubles live in `numbers`, not in locals handed across calls: a double passed to or returned from a call
   // V8 did not inline is boxed, an allocation per step.
-  damped.numbers[DAMPING_AT] = 0.01 * dampingPercent * reach;
+  damped.numbers[DAMPING_AT] = 0.01 * dampingPercent * reach * Math.pow(0.25, quarterings);
   clearHeld(plan, c);
   measureResiduals(plan, first, last, positions, targets);
   squaredError(plan, first, last, ERROR_AT);

@@ -20,9 +20,12 @@ import { measureResiduals } from "./residuals.js";
 /** Damped steps tried before the passes. */
 const TRACKING_STEPS = 3;
 /**
- * The steps' damping, in percent of the component's reach: lighter than a damped round's, since a small move
- * keeps to where the linear model holds, and heavier damping held back the turns of a whole body's spine so
- * much that the passes had to finish what the steps started.
+ * The first step's damping, in percent of the component's reach: lighter than a damped round's, since a small
+ * move keeps to where the linear model holds, and heavier damping held back the turns of a whole body's spine
+ * so much that the passes had to finish what the steps started. Each later step is damped a quarter as much
+ * (as Levenberg–Marquardt lightens its damping while steps pay): the reach is the whole component's, so on a
+ * body of many limbs (a spider's eight legs) a fixed damping held back the one joint that moves them all,
+ * and the steps crawled, each removing barely half of what was left.
  */
 const TRACKING_DAMPING_PERCENT = 1;
 /** A step must leave at most this fraction of the largest residual it started from, or tracking stops. */
@@ -62,7 +65,7 @@ export function trackTargets(
   const steps = Math.min(TRACKING_STEPS, maxIterations - 1);
   for (let s = 1; s <= steps; s++) {
     const before = maxResidual[0];
-    dampedSteps(plan, c, positions, orientations, targets, 1, false, TRACKING_DAMPING_PERCENT);
+    dampedSteps(plan, c, positions, orientations, targets, 1, false, TRACKING_DAMPING_PERCENT, s - 1);
     if (maxResidual[0] <= tolerance[0]) return s;
     if (!(maxResidual[0] < CONTRACTION * before)) break;
   }
