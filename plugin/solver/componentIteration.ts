@@ -1,5 +1,6 @@
 import { backwardPassChain, forwardPassChain, orientChainFromPositions } from "./chainPasses.js";
 import { CONTINUUM_STARTS, restartContinuum } from "./continuumRestart.js";
+import { ARC_ROUND_STEPS, arcSteps } from "./continuumSteps.js";
 import { hasContinuumSections } from "./continuumSections.js";
 import { LIMIT_HINGE } from "./limits.js";
 import { dampedSteps, stretches, takesDampedSteps } from "./dampedSteps.js";
@@ -37,6 +38,12 @@ const MAX_FRUITLESS_RESTARTS = 3;
 const HAND_OVER_AFTER = 2;
 /** An iteration that removes less than this fraction of the error, with a joint on its limit, is a lock. */
 const SLUGGISH_FRACTION = 0.03;
+/** Continuum passes that remove less than this fraction of the error an iteration crawl. */
+const ARC_CRAWL_FRACTION = 0.2;
+/** Another round of arc steps waits until the passes have at least halved the error the last one left. */
+const ARC_RETRY_GAIN = 0.5;
+/** Iterations of the passes before a crawl is judged (the first make the large moves toward the target). */
+const ARC_CRAWL_AFTER = 3;
 /** Damped steps in one round taken where the passes stall (each counts as an iteration). */
 const DAMPED_ROUND_STEPS = 30;
 
@@ -113,6 +120,7 @@ export function iterateComponent(
   // continuum sections: the steps turn joints one by one.
   const dampable = branched && !damped && !stretches(plan, c) && !continuum;
   let bestAtDamped = Infinity;
+  let bestAtArcSteps = Infinity;
   let iteration = 0;
   while (iteration < maxIterations) {
     iteration++;
@@ -161,6 +169,29 @@ export function iterateComponent(
       withinLength &&
       progress < SLUGGISH_FRACTION * sum &&
       best < bestAtDamped - stall;
+    // Continuum sections whose passes crawl within length take damped steps on their arcs (continuumSteps.ts).
+    const arcCrawl =
+      continuum &&
+      withinLength &&
+      iteration >= ARC_CRAWL_AFTER &&
+      progress < ARC_CRAWL_FRACTION * sum &&
+      best < ARC_RETRY_GAIN * bestAtArcSteps;
+    if (arcCrawl && remaining > 0) {
+      restorePose(plan, c, positions, orientations);
+      iteration += arcSteps(plan, c, positions, orientations, targets, Math.min(ARC_ROUND_STEPS, remaining));
+      measureResiduals(plan, firstEffector, lastEffector, positions, targets);
+      if (maxResidual[0] <= tolerance) {
+        best = Infinity;
+        break;
+      }
+      if (residualSum[0] < best) {
+        best = residualSum[0];
+        savePose(plan, c, positions, orientations);
+      }
+      bestAtArcSteps = best;
+      previous = residualSum[0];
+      continue;
+    }
     if (going && !crawling && !handOver) {
       previous = sum;
       continue;

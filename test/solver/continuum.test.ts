@@ -44,8 +44,8 @@ function expectArcs(chain: ContinuumChain, positions: Float64Array, maxBend: num
 describe("continuum sections reach targets an arc can reach", () => {
   const cases: [sections: number, bones: number, bar: number][] = [
     [1, 6, 200],
-    [2, 5, 198],
-    [3, 4, 196],
+    [2, 5, 200],
+    [3, 4, 200],
   ];
   for (const [sections, bones, bar] of cases) {
     it(`${sections} section(s) of ${bones} bones: ${bar} of 200 random arcs reached, every section even`, () => {
@@ -223,7 +223,8 @@ describe("continuum sections in degenerate cases", () => {
         ).toBeCloseTo(chain.lengths[j - 1], 9);
       }
     }
-    expect(reached).toBeGreaterThanOrEqual(48);
+    console.log(`[continuum] a zero-length bone inside a section: ${reached} / 50 reached`);
+    expect(reached).toBe(50);
   });
 });
 
