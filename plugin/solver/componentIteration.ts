@@ -120,6 +120,9 @@ export function iterateComponent(
   // continuum sections: the steps turn joints one by one.
   const dampable = branched && !damped && !stretches(plan, c) && !continuum;
   let bestAtDamped = Infinity;
+  // Where continuum passes crawl, damped steps on the arcs (continuumSteps.ts); a stretching bone's length
+  // is the passes' to set, so not where one is.
+  const arcStepping = continuum && !stretches(plan, c);
   let bestAtArcSteps = Infinity;
   let iteration = 0;
   while (iteration < maxIterations) {
@@ -171,7 +174,7 @@ export function iterateComponent(
       best < bestAtDamped - stall;
     // Continuum sections whose passes crawl within length take damped steps on their arcs (continuumSteps.ts).
     const arcCrawl =
-      continuum &&
+      arcStepping &&
       withinLength &&
       iteration >= ARC_CRAWL_AFTER &&
       progress < ARC_CRAWL_FRACTION * sum &&
