@@ -1,4 +1,4 @@
-import { copyPose } from "./componentPose.js";
+import { copyOnLimit, copyPose } from "./componentPose.js";
 import { clampBends, growUnknowns, placeUnknowns, readUnknowns, unknowns } from "./continuumUnknowns.js";
 import { solveDamped } from "./dampedLeastSquares.js";
 import type { SolvePlan } from "./plan.js";
@@ -31,9 +31,10 @@ const START_AT = 3;
 
 /** The steps' scratch, grown to the largest rig seen (never allocated per solve after). */
 const steps = {
-  /** The pose a round started from, put back when the round found nothing better. */
+  /** The pose a round started from, with its on-limit flags, put back when the round found nothing better. */
   savedPositions: new Float64Array(0),
   savedOrientations: new Float64Array(0),
+  savedOnLimit: new Uint8Array(0),
   /** The unknowns of the last kept step. */
   kept: new Float64Array(0),
   jacobian: new Float64Array(0),
@@ -54,6 +55,7 @@ function grow(plan: SolvePlan, rows: number): void {
   if (steps.savedPositions.length < 3 * n) {
     steps.savedPositions = new Float64Array(3 * n);
     steps.savedOrientations = new Float64Array(4 * n);
+    steps.savedOnLimit = new Uint8Array(n);
   }
   if (steps.kept.length < cols) {
     steps.kept = new Float64Array(cols);
@@ -90,6 +92,7 @@ export function arcSteps(
     reach += boneLength[plan.activeJoints[k]];
   if (!(reach > 0)) return 0;
   copyPose(plan, c, positions, orientations, steps.savedPositions, steps.savedOrientations);
+  copyOnLimit(plan, c, plan.report.onLimit, steps.savedOnLimit);
   const { kept, numbers } = steps;
   const params = unknowns.params;
   numbers[DAMPING_AT] = START_DAMPING * reach;
@@ -119,7 +122,6 @@ export function arcSteps(
     clampBends(plan);
     placeUnknowns(plan, c, positions, orientations);
     errorAt(plan, c, positions, targets, NEXT_AT, false);
-
     if (numbers[NEXT_AT] < numbers[ERROR_AT]) {
       const slow = numbers[NEXT_AT] > (1 - SLOW_GAIN) * numbers[ERROR_AT];
       errorAt(plan, c, positions, targets, ERROR_AT, true);
@@ -131,8 +133,10 @@ export function arcSteps(
       numbers[DAMPING_AT] *= 4;
     }
   }
-  if (!(numbers[ERROR_AT] < numbers[START_AT]))
+  if (!(numbers[ERROR_AT] < numbers[START_AT])) {
     copyPose(plan, c, steps.savedPositions, steps.savedOrientations, positions, orientations);
+    copyOnLimit(plan, c, steps.savedOnLimit, plan.report.onLimit);
+  }
   return taken;
 }
 
@@ -152,7 +156,7 @@ function reached(plan: SolvePlan, c: number, positions: Float64Array, targets: F
 }
 
 /**
- * The weighted squared error of component c's effectors into numbers[at]; with `record`, also the weighted
+ * The weighted squared error of component c's effectors into numbers[slot]; with `record`, also the weighted
  * residuals into rhs and the effectors' positions into `at` (where the next Jacobian is taken).
  */
 function errorAt(
@@ -160,7 +164,7 @@ function errorAt(
   c: number,
   positions: Float64Array,
   targets: Float64Array,
-  at: number,
+  slot: number,
   record: boolean,
 ): void {
   const { componentEffectors, effectorJoints, effectorWeights } = plan;
@@ -180,7 +184,7 @@ function errorAt(
       }
     }
   }
-  steps.numbers[at] = sum;
+  steps.numbers[slot] = sum;
 }
 
 /** J (rows × cols): how each effector moves per unit of each unknown, by forward differences. */

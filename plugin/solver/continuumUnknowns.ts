@@ -19,11 +19,14 @@ import { quatConjugateMultiply, quatMultiply, quatNormalize, quatRotate } from "
  * component placed from them. A section's unknowns are its bend vector (a, b) = θ·u, written in a frame across
  * the direction entering it (θ its bend, u the side it bends toward): the vector has no singularity at θ = 0,
  * where the side is undefined, and the bend limit is its length. A free joint (no rotation limit) of the
- * component adds three: a small turn ω applied before its local turn as the steps started. Every other joint
- * keeps its local turn, so the steps keep every limit, and every section stays one even arc.
+ * component adds three: a turn ω in its parent's frame, on top of its local turn as the steps started. Any other
+ * joint keeps its local turn, so the steps keep every limit, and every section stays one even arc.
  */
 
-/** Free joints beyond this many columns keep their turn (each column costs a placement of the component). */
+/**
+ * At most this many columns for free joints (each costs one more placement of the component a step); free
+ * joints past them keep their turn.
+ */
 const MAX_COLUMNS = 32;
 
 // Per section in unknowns.frame: the entering direction t, the side u, the bend θ, as placeUnknowns left them.
@@ -157,7 +160,7 @@ export function placeUnknowns(
   }
 }
 
-/** Joint j's orientation: its parent's times its kept local turn, after its free turn ω (in its parent's frame). */
+/** Joint j's orientation: its parent's, then its free turn ω (in its parent's frame), then its kept local turn. */
 function hang(plan: SolvePlan, j: number, p: number, orientations: Float64Array): void {
   const { locals, jointColumn, params, turn } = unknowns;
   const col = plan.scratch.rotatingIndex[j] >= 0 ? jointColumn[j] : -1;
