@@ -174,9 +174,9 @@ export function iterateComponent(
       best < bestAtDamped - stall;
     // Continuum passes that crawl (or lose ground) within length hand over to a round of damped steps on the
     // arcs (continuumSteps.ts), from where they stand; the passes go on from where the round ends. Each start
-    // (see the restarts below) takes its own rounds: on sections of at most 1 rad, where the passes of the
-    // first start wander off, rounds from the later starts' arcs met 999 of 1,000 random arcs' tips, 889 with
-    // rounds in the first start only.
+    // (see the restarts below) takes its own rounds: where the first start's passes wander off (sections of
+    // a small maxBend), a round from another start's arcs often finds the answer the first one's missed
+    // (docs/continuum.md has the numbers).
     const arcCrawl =
       arcStepping &&
       withinLength &&

@@ -108,8 +108,8 @@ export function arcSteps(
     if (!solveDamped(steps.jacobian, steps.normal, steps.rhs, rows, cols, numbers, DAMPING_AT)) break;
     stepFromSolve(rows, cols);
     // A section on its bend limit that the step would take past it slides along the limit instead: the
-    // step is solved again with its bend held (only its side turns). Pressed against the limit, a step
-    // cut back onto it removed some 13 % of the error a step (on the tentacle), held it converges in a few.
+    // step is solved again with its bend held (only its side turns). Steps merely cut back onto the limit
+    // crawl as the passes do (docs/continuum.md).
     if (holdBends(plan, rows, cols)) {
       errorAt(plan, c, positions, targets, ERROR_AT, true);
       if (!solveDamped(steps.jacobian, steps.normal, steps.rhs, rows, cols, numbers, DAMPING_AT)) break;
