@@ -310,7 +310,7 @@ describe.skipIf(chromiumPath === "")("the demo in Chromium", () => {
     const goal: Triple = [m.goalX, m.goalY, m.goalZ];
     expect(distance(goal, point), "pointer goal (m)").toBeLessThan(0.02);
     // The middle tentacle aims at the goal itself (its neighbours a little to their sides). It starts from
-    // wherever the wandering goal (timed by the browser's clock) left it; in Node, from 400 random wanders,
+    // wherever the wandering goal (timed by the browser's clock) left it; in Node, after random wanders,
     // the arcs met every pointer within reach on its first frame (continuumStall.test.ts): a few frames of
     // margin for the pointer's events.
     expect(await tipGap(demo, at), "tip to goal (m)").toBeLessThan(0.02);
