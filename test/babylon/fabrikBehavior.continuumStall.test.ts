@@ -9,7 +9,8 @@ import { babylonWorldPositions, random } from "./fabrikHarness.js";
  * wandering in front of it, which then jumps to a fixed point well within its reach. Its passes used to
  * settle, now and then, in a poor arrangement of arcs a few centimetres short, and stay there frame after
  * frame (each frame starts from the last). Now a stalled continuum component starts again from other arcs
- * (continuumRestart.ts). The wander is driven by a fixed time sequence, so every run sees the same targets.
+ * (continuumRestart.ts), and passes that crawl hand over to damped steps on the arcs (continuumSteps.ts). The
+ * wander is driven by a fixed time sequence, so every run sees the same targets.
  * At default settings (tolerance, iterations).
  */
 
