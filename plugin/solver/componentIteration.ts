@@ -1,5 +1,6 @@
 import { backwardPassChain, forwardPassChain, orientChainFromPositions } from "./chainPasses.js";
 import { CONTINUUM_STARTS, restartContinuum } from "./continuumRestart.js";
+import { ARC_ROUND_STEPS, arcSteps } from "./continuumSteps.js";
 import { hasContinuumSections } from "./continuumSections.js";
 import { LIMIT_HINGE } from "./limits.js";
 import { dampedSteps, stretches, takesDampedSteps } from "./dampedSteps.js";
@@ -37,6 +38,12 @@ const MAX_FRUITLESS_RESTARTS = 3;
 const HAND_OVER_AFTER = 2;
 /** An iteration that removes less than this fraction of the error, with a joint on its limit, is a lock. */
 const SLUGGISH_FRACTION = 0.03;
+/** Continuum passes that remove less than this fraction of the error an iteration crawl. */
+const ARC_CRAWL_FRACTION = 0.2;
+/** Another round of arc steps in one start waits until the passes have halved the error the last one left. */
+const ARC_RETRY_GAIN = 0.5;
+/** Iterations of the passes before a crawl is judged (the first make the large moves toward the target). */
+const ARC_CRAWL_AFTER = 3;
 /** Damped steps in one round taken where the passes stall (each counts as an iteration). */
 const DAMPED_ROUND_STEPS = 30;
 
@@ -113,6 +120,10 @@ export function iterateComponent(
   // continuum sections: the steps turn joints one by one.
   const dampable = branched && !damped && !stretches(plan, c) && !continuum;
   let bestAtDamped = Infinity;
+  // Where continuum passes crawl, damped steps on the arcs (continuumSteps.ts); a stretching bone's length
+  // is the passes' to set, so not where one is.
+  const arcStepping = continuum && !stretches(plan, c);
+  let bestAtArcSteps = Infinity;
   let iteration = 0;
   while (iteration < maxIterations) {
     iteration++;
@@ -161,6 +172,33 @@ export function iterateComponent(
       withinLength &&
       progress < SLUGGISH_FRACTION * sum &&
       best < bestAtDamped - stall;
+    // Continuum passes that crawl (or lose ground) within length hand over to a round of damped steps on the
+    // arcs (continuumSteps.ts), from where they stand; the passes go on from where the round ends. Each start
+    // (see the restarts below) takes its own rounds: where the first start's passes wander off (sections of
+    // a small maxBend), a round from another start's arcs often finds the answer the first one's missed
+    // (docs/continuum.md has the numbers).
+    const arcCrawl =
+      arcStepping &&
+      withinLength &&
+      iteration >= ARC_CRAWL_AFTER &&
+      progress < ARC_CRAWL_FRACTION * sum &&
+      startBest < ARC_RETRY_GAIN * bestAtArcSteps;
+    if (arcCrawl && remaining > 0) {
+      iteration += arcSteps(plan, c, positions, orientations, targets, Math.min(ARC_ROUND_STEPS, remaining));
+      measureResiduals(plan, firstEffector, lastEffector, positions, targets);
+      if (maxResidual[0] <= tolerance) {
+        best = Infinity;
+        break;
+      }
+      if (residualSum[0] < best) {
+        best = residualSum[0];
+        savePose(plan, c, positions, orientations);
+      }
+      if (residualSum[0] < startBest) startBest = residualSum[0];
+      bestAtArcSteps = startBest;
+      previous = residualSum[0];
+      continue;
+    }
     if (going && !crawling && !handOver) {
       previous = sum;
       continue;
@@ -210,6 +248,8 @@ export function iterateComponent(
       if (singleJoint || !withinLength || restarts >= (smallStep ? 1 : CONTINUUM_STARTS)) break;
       if (restarts === 0 && !(best < inputSum - tolerance)) break;
       restartContinuum(plan, c, positions, orientations, targets, restarts++);
+      startBest = Infinity;
+      bestAtArcSteps = Infinity;
       previous = Infinity;
       continue;
     }

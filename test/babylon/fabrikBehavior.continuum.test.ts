@@ -51,7 +51,7 @@ const CASES: Case[] = [
     })),
     tip: "Tentacle.24",
     chainLength: 24,
-    bar: 54,
+    bar: 60,
   },
   {
     name: "QuaterniusHorse tail, sections of 2 and 3 bones ({ from, to })",
@@ -59,7 +59,7 @@ const CASES: Case[] = [
     sections: [{ bones: { from: "Tail2", to: "Tail4" } }, { bones: { from: "Tail4", to: "Tail7" } }],
     tip: "Tail7",
     chainLength: 5,
-    bar: 54,
+    bar: 60,
   },
   {
     name: "QuaterniusTrex tail, 1 section of 4 bones",

@@ -20,13 +20,13 @@ const distance = (a: Triple, b: Triple) => Math.hypot(a[0] - b[0], a[1] - b[1], 
 
 /** A canvas that drew a lit scene, not a clear colour: broad luminance spread and many colours. */
 /**
- * The middle tentacle's tip distance to the goal (m) once it is within 2 cm, or after 30 frames (half a second
- * at 60 fps): the pointer nudged a pixel each frame, so the goal stays the pointer's (it wanders once the pointer
- * rests for 2.5 s of the browser's clock).
+ * The middle tentacle's tip distance to the goal (m) once it is within 2 cm, or after 5 frames: the pointer
+ * nudged a pixel each frame, so the goal stays the pointer's (it wanders once the pointer rests for 2.5 s of the
+ * browser's clock).
  */
 async function tipGap(demo: DemoPage, at: { x: number; y: number }): Promise<number> {
   let gap = Infinity;
-  for (let frame = 0; frame < 30 && !(gap < 0.02); frame++) {
+  for (let frame = 0; frame < 5 && !(gap < 0.02); frame++) {
     await demo.page.mouse.move(at.x, at.y + (frame % 2), { steps: 1 });
     await demo.hook((h) => h.frames(1));
     const m = await demo.hook((h) => h.metrics());
@@ -310,8 +310,9 @@ describe.skipIf(chromiumPath === "")("the demo in Chromium", () => {
     const goal: Triple = [m.goalX, m.goalY, m.goalZ];
     expect(distance(goal, point), "pointer goal (m)").toBeLessThan(0.02);
     // The middle tentacle aims at the goal itself (its neighbours a little to their sides). It starts from
-    // wherever the wandering goal (timed by the browser's clock) left it; arcs do not reach every pointer in
-    // two frames from every start (docs/continuum.md), so the tip is given half a second of frames.
+    // wherever the wandering goal (timed by the browser's clock) left it; in Node, after random wanders,
+    // the arcs met every pointer within reach on its first frame (continuumStall.test.ts): a few frames of
+    // margin for the pointer's events.
     expect(await tipGap(demo, at), "tip to goal (m)").toBeLessThan(0.02);
     // Each tentacle curls in three continuum arcs; the switch turns them into 24 plain joints and back.
     expect(m.continuumSections, "arcs of the middle tentacle").toBe(3);

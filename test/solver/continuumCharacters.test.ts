@@ -97,7 +97,7 @@ const CASES: Case[] = [
     character: OWN_CHARACTERS.find((c) => c.folder === "tentacle")!,
     joints: tentacleJoints,
     maxBend: (150 * Math.PI) / 180,
-    bar: 188,
+    bar: 200,
   },
   {
     name: "QuaterniusHorse tail, 2 sections of 3 bones",
@@ -107,7 +107,7 @@ const CASES: Case[] = [
       ["Tail4", "Tail5", "Tail6", "Tail7"],
     ],
     maxBend: (120 * Math.PI) / 180,
-    bar: 188,
+    bar: 200,
   },
   {
     name: "Fox tail, 1 section of 2 bones",
