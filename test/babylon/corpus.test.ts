@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCharacter } from "./characters.js";
-import { corpusCharacters, corpusTable, runCorpus, type CorpusRow } from "./corpus.js";
+import { corpusCharacters, corpusTable, runCorpus, seedOf, type CorpusRow } from "./corpus.js";
 
 /**
  * Every character we have, at DEFAULT settings: targets are the hands, feet, head and the tips of tails,
@@ -13,12 +13,6 @@ import { corpusCharacters, corpusTable, runCorpus, type CorpusRow } from "./corp
  */
 const FRAMES = 300;
 
-/** Each character's walk seed, from its name: the same with or without the other characters present. */
-function seedOf(name: string): number {
-  let h = 2166136261;
-  for (let k = 0; k < name.length; k++) h = Math.imul(h ^ name.charCodeAt(k), 16777619);
-  return (h >>> 0) % 1000003;
-}
 const { shared, own } = corpusCharacters();
 
 /*

@@ -28,6 +28,16 @@ export function corpusCharacters(): { shared: Character[]; own: readonly Charact
   return { shared, own: OWN_CHARACTERS };
 }
 
+/**
+ * A character's walk seed, from its name (the same with or without the other characters present); `walk`
+ * picks another walk of the same character.
+ */
+export function seedOf(name: string, walk = 0): number {
+  let h = 2166136261;
+  for (let k = 0; k < name.length; k++) h = Math.imul(h ^ name.charCodeAt(k), 16777619);
+  return ((h >>> 0) + walk) % 1000003;
+}
+
 /** The role effectors a user reaches with first; their default chains. */
 const ROLE_EFFECTORS = ["leftHand", "rightHand", "leftFoot", "rightFoot", "head"] as const;
 
