@@ -21,7 +21,7 @@ import {
  */
 
 // This file's temporaries.
-const temp = new Float64Array(64);
+const temp = new Float64Array(65);
 const PARENT = 0; // the root's parent orientation
 const VEC = 4; // a vector
 const AIM = 8; // unit direction from the root to the target
@@ -33,11 +33,19 @@ const BEND = 28; // the middle joint's new local rotation
 const ANGLE = 32; // the hinge angle now
 const AXIS = 56; // the bend, a rotation about the hinge (or bend) axis
 const GIVEN = 60; // the root as given, below its parent as it is now
+const ALLOWED = 64; // the turn (radians) the joint being checked may be held back by its limits
 const LIMIT = 36; // projectRotation scratch (16)
 const FRAME = 52; // the frame the middle joint bends from
 const SAMPLES = 48;
 /** The largest turn (radians) a joint's limits may take off it for it still to count as keeping them. */
 const ALLOWANCE = 1e-6;
+/**
+ * The root may be held back by its limits as far as moves the tip by this fraction of the tolerance. A limb
+ * bending from straight with its root on a swing limit must bend to the side that swings the root inward:
+ * the allowed swivels start a quarter turn from the bend it has, and the exact answer jumped there at the
+ * first frame the limb bent. Within this allowance the swivel turns as the bend grows, frame by frame.
+ */
+const ROOT_ALLOWANCE = 0.5;
 const KEPT = 0,
   PROJECTED = 1,
   REFUSED = 2;
@@ -182,6 +190,7 @@ export function placeTwoBoneLimb(
   if (!hinged && flags[m] & LIMIT_ROTATION) {
     // A middle joint limited by swing and twist: the bend must keep them.
     quatConjugateMultiply(temp, DELTA, limits.restLocal, m4, temp, BEND);
+    temp[ALLOWED] = ALLOWANCE;
     const kept = keepsLimits(plan, m);
     if (kept === REFUSED) return false;
     if (kept === PROJECTED) quatMultiply(temp, BEND, limits.restLocal, m4, temp, DELTA);
@@ -203,6 +212,7 @@ export function placeTwoBoneLimb(
 
   // The swivel: none if the root's limits allow it, else the allowed one nearest to none (searched on a
   // ring of samples, then narrowed toward none by bisection).
+  temp[ALLOWED] = Math.max(ALLOWANCE, (ROOT_ALLOWANCE * plan.scratch.tolerance[0]) / d);
   if (!swivelAllowed(plan, b, 0)) {
     // A joint that is not a hinge already bends as it was found; searching swivels for it made limbs jump.
     if (!hinged) return false;
@@ -267,7 +277,7 @@ function swivelAllowed(plan: SolvePlan, b: number, k: number): boolean {
 
 /**
  * Whether joint j's Δ (temp[DELTA..], its rotation from rest) keeps its limits: KEPT untouched, PROJECTED
- * onto them by less than ALLOWANCE (Δ is left projected), else REFUSED. A target taken from a pose on a
+ * onto them by less than temp[ALLOWED] (Δ is left projected), else REFUSED. A target taken from a pose on a
  * limit's boundary puts the answer there, on one side or the other by rounding alone.
  */
 function keepsLimits(plan: SolvePlan, j: number): number {
@@ -280,7 +290,7 @@ function keepsLimits(plan: SolvePlan, j: number): number {
     opposite += (temp[DELTA + i] + temp[SPIN + i]) ** 2;
   }
   // |Δ' ∓ Δ| is half the angle between them, for small angles.
-  return 4 * Math.min(same, opposite) <= ALLOWANCE * ALLOWANCE ? PROJECTED : REFUSED;
+  return 4 * Math.min(same, opposite) <= temp[ALLOWED] * temp[ALLOWED] ? PROJECTED : REFUSED;
 }
 
 /** The bend tried `k`-th: the two meeting the distance, the range's ends, the straightest, the most folded. */
