@@ -21,6 +21,7 @@ import {
 } from "./trackedBodyOptions.js";
 import { TrackedCalibration } from "./trackedCalibration.js";
 import { TrackedElbows } from "./trackedElbows.js";
+import { TrackedHandReach } from "./trackedHandReach.js";
 import { blendHandsHeading } from "./trackedHandsHeading.js";
 import { headHeading, headingTurn, lowerForLegs, placeHips, raiseForHead, turnHips } from "./trackedHips.js";
 import { slerp4, turnAbout, unit3 } from "./trackedMath.js";
@@ -109,6 +110,7 @@ export class TrackedBody {
   private readonly _steps: TrackedSteps;
   private readonly _warm: TrackedWarmStart;
   private readonly _elbows: TrackedElbows;
+  private readonly _reach: TrackedHandReach;
   private readonly _solved: Observer<FabrikSolvedEvent> | null;
   private readonly _calibration: TrackedCalibration;
   /** Target nodes: head, left hand, right hand, left foot, right foot. */
@@ -152,7 +154,7 @@ export class TrackedBody {
     });
     for (let i = 0; i < 2; i++) {
       behavior.setTarget(this._effectors[1 + i], this._targets[1 + i], {
-        chainLength: options.collarbones === true ? body.handChain : undefined,
+        chainLength: options.collarbones !== false ? body.handChain : undefined,
         matchOrientation: true,
         weight: 0,
       });
@@ -161,12 +163,14 @@ export class TrackedBody {
     this._auto = options.autoUpdate ?? true;
     this._warm = new TrackedWarmStart(rig, body);
     this._elbows = new TrackedElbows(behavior, rig, body);
+    this._reach = new TrackedHandReach(rig, body, options.collarbones !== false);
     this._pass = {
-      joints: [...new Set([...body.joints, ...this._warm.joints])],
+      joints: [...new Set([...body.joints, ...this._warm.joints, ...this._reach.joints])],
       beforeSolve: (frame) => this._run(frame),
       afterSolve: (frame) => {
         this._warm.store(frame);
         this._elbows.store(frame, this._warm, this._v);
+        this._reach.store(frame);
       },
     };
     this._solved = behavior.onSolvedObservable.add((event) => this._warm.solved(event.report.converged));
@@ -303,6 +307,7 @@ export class TrackedBody {
       }
       for (let i = 0; i < 2; i++) {
         if (v[VALID + 1 + i] === 1 && handTarget(v, body, i)) {
+          this._reach.limit(v, i);
           this._write(1 + i, HAND_TARGET + 7 * i);
         }
       }

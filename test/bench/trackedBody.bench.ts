@@ -42,10 +42,10 @@ const UPPER = [
 ];
 const LOWER = ["leftUpperLeg", "rightUpperLeg", "leftLowerLeg", "rightLowerLeg", "leftFoot", "rightFoot"];
 const RUN_IN = 60;
-/** TRACKED_COLLARBONES=1 runs TrackedBody with `collarbones: true`. */
-const COLLARBONES = process.env.TRACKED_COLLARBONES === "1";
-/** TRACKED_HANDS_TURN=x runs TrackedBody with `handsTurn: x` (default 0, the option's default). */
-const HANDS_TURN = Number(process.env.TRACKED_HANDS_TURN ?? 0);
+/** TRACKED_COLLARBONES=0 runs TrackedBody with `collarbones: false` (default true, the option's default). */
+const COLLARBONES = process.env.TRACKED_COLLARBONES !== "0";
+/** TRACKED_HANDS_TURN=x runs TrackedBody with `handsTurn: x` (default 1, the option's default). */
+const HANDS_TURN = Number(process.env.TRACKED_HANDS_TURN ?? 1);
 const MOST_FRAMES = 240;
 
 /** Clips to replay: a character, and which of its animation groups (all of them by default). */
