@@ -21,7 +21,8 @@ const Q2 = 19;
 const ANGLE = 23;
 const OUT = 24; // an upper arm's turned local rotation
 const SHARE = 28; // the share of the swivel made this frame
-const SCRATCH = 29;
+const MOST = 29; // the most it turns this frame (radians)
+const SCRATCH = 30;
 
 /**
  * The elbow the hand implies counts fully once it lies this far (a fraction of the forearm's length) off the
@@ -34,6 +35,13 @@ const SURE_OFFSET = 0.5;
  * jerked 16 % more than without the swivel model; half-way, 4 %).
  */
 const ELBOW_TIME = 1 / 60 / Math.LN2;
+
+/**
+ * The fastest an elbow swivels (radians a second): a hand's rotation that swings the preferred side round
+ * quickly (a dance, a run's arm swing, a hand passing along the arm) made successive solves start far apart,
+ * costing iterations and jerking (the robot's dance and run: 8.5 iterations a solve instead of 5).
+ */
+const SWIVEL_SPEED = 6;
 
 /** How far a joint's limits let it twist (radians): unbounded without limits, none with limits but no twist. */
 function twistRange(behavior: FabrikBehavior, joint: number): number {
@@ -95,11 +103,12 @@ export class TrackedElbows {
   /**
    * After the solve: each arm whose hand is tracked (its applied weight `body[APPLIED + 1 + i]` above 0) has
    * its upper arm turned toward the preferred swivel, in the solution `warm` keeps for the next frame, by the
-   * share of the way a frame `body[DT]` seconds long goes (see ELBOW_TIME).
+   * share of the way a frame `body[DT]` seconds long goes (see ELBOW_TIME), at most SWIVEL_SPEED.
    */
   store(frame: FabrikFrame, warm: TrackedWarmStart, body: Float64Array): void {
     const dt = body[DT];
     this._v[SHARE] = dt > 0 ? 1 - Math.exp(-dt / ELBOW_TIME) : 0;
+    this._v[MOST] = dt > 0 ? SWIVEL_SPEED * dt : 0;
     for (let i = 0; i < 2; i++) {
       if (body[APPLIED + 1 + i] > 0 && this._turn(frame, i)) {
         warm.replace(this._body.sides[i].upperArm, this._v, OUT);
@@ -171,6 +180,8 @@ export class TrackedElbows {
       else if (left < -free) angle = roll + free;
     }
     v[ANGLE] = angle * (offset >= SURE_OFFSET ? 1 : offset / SURE_OFFSET) * v[SHARE];
+    if (v[ANGLE] > v[MOST]) v[ANGLE] = v[MOST];
+    else if (v[ANGLE] < -v[MOST]) v[ANGLE] = -v[MOST];
     if (!Number.isFinite(v[ANGLE])) return false;
     // Model space: the upper arm turned about the axis; then in its parent's frame.
     quatAxisAngle(v, Q, v, AXIS, v, ANGLE);

@@ -3,18 +3,19 @@ import type { TrackedBodyRig } from "./trackedBodyRig.js";
 import { HAND_TARGET } from "./trackedSlots.js";
 
 /**
- * The most of its chain's length a hand target is asked to lie from where the chain's base last stood. A
- * target out of reach is met by no solve: the solver spends its whole budget on the nearest pose, and an arm
- * chain that starts at the collarbone, pulled straight between a far target and a head chain that shares its
- * chest, settles on a different pose each frame (hands 3 m apart with the head upside down: the head jumped
- * 36 cm between frames).
+ * The furthest a hand target is asked to lie from where its chain's base last stood, in chain lengths. An
+ * arm chain that starts at the collarbone, pulled straight between a target far out of reach and a head chain
+ * that shares its chest, settles on a different pose each frame (hands 3 m apart with the head upside down:
+ * the head jumped 36 cm between frames). A target a little out of reach still pulls the chest toward it, by
+ * up to a tenth of the arm a frame, so a far reach is followed over a few frames (kept within reach, 0.99,
+ * the robot's fall in its Death clip ended 108 cm off instead of 94: the chest never followed the hands).
  */
-const HAND_SPAN = 0.99;
+const HAND_SPAN = 1.1;
 
 /**
- * Keeps each hand's target within its arm's reach, as `headWithinReach` does the head's: along the line from
- * the chain's base (the collarbone, or the upper arm when the collarbones are left out) where the last solve
- * left it, so the hand still points the tracker's way.
+ * Keeps each hand's target within HAND_SPAN of its arm's reach, as `headWithinReach` keeps the head's within
+ * reach: along the line from the chain's base (the collarbone, or the upper arm when the collarbones are left
+ * out) where the last solve left it, so the hand still points the tracker's way.
  */
 export class TrackedHandReach {
   /** Per side: the arm chain's base joint. */
@@ -53,7 +54,7 @@ export class TrackedHandReach {
     this._known = true;
   }
 
-  /** In place: hand `i`'s target `v[HAND_TARGET + 7i]` brought within reach of its chain's base. */
+  /** In place: hand `i`'s target `v[HAND_TARGET + 7i]` brought within HAND_SPAN of its chain's reach. */
   limit(v: Float64Array, i: number): void {
     if (!this._known) return;
     const o = HAND_TARGET + 7 * i,
