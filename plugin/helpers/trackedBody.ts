@@ -20,6 +20,8 @@ import {
   type TrackedBodySettings,
 } from "./trackedBodyOptions.js";
 import { TrackedCalibration } from "./trackedCalibration.js";
+import { TrackedElbows } from "./trackedElbows.js";
+import { TrackedHandReach } from "./trackedHandReach.js";
 import { blendHandsHeading } from "./trackedHandsHeading.js";
 import { headHeading, headingTurn, lowerForLegs, placeHips, raiseForHead, turnHips } from "./trackedHips.js";
 import { slerp4, turnAbout, unit3 } from "./trackedMath.js";
@@ -83,10 +85,10 @@ const POINTS: readonly TrackedPointName[] = [
  * the hips are placed from the head (over the feet, taking part of the head's offset; a spine's length below
  * it along the lean, so crouching lowers them and bowing leans them), turned to the body's heading; the head
  * takes its tracker's place and rotation through the spine (the chain from the head to the joint above the
- * hips, within the limits); each hand its controller's, with the elbow hinted down and out; the feet stay
- * planted until the hips move or turn too far from them, then one steps along an arc (never both). A tracker
- * whose weight falls to 0, or whose pose is not finite, fades its part back to the animation over `fadeTime`;
- * with the head gone, the hips and legs fade back too.
+ * hips, within the limits); each hand its controller's, the elbow turned to where the wrist bends least; the
+ * feet stay planted until the hips move or turn too far from them, then one steps along an arc (never both).
+ * A tracker whose weight falls to 0, or whose pose is not finite, fades its part back to the animation over
+ * `fadeTime`; with the head gone, the hips and legs fade back too.
  *
  * A frame allocates nothing: numbers live in one Float64Array, targets are nodes written in place.
  */
@@ -107,6 +109,8 @@ export class TrackedBody {
   private readonly _v = new Float64Array(SLOTS);
   private readonly _steps: TrackedSteps;
   private readonly _warm: TrackedWarmStart;
+  private readonly _elbows: TrackedElbows;
+  private readonly _reach: TrackedHandReach;
   private readonly _solved: Observer<FabrikSolvedEvent> | null;
   private readonly _calibration: TrackedCalibration;
   /** Target nodes: head, left hand, right hand, left foot, right foot. */
@@ -150,7 +154,7 @@ export class TrackedBody {
     });
     for (let i = 0; i < 2; i++) {
       behavior.setTarget(this._effectors[1 + i], this._targets[1 + i], {
-        chainLength: options.collarbones === true ? body.handChain : undefined,
+        chainLength: options.collarbones !== false ? body.handChain : undefined,
         matchOrientation: true,
         weight: 0,
       });
@@ -158,10 +162,16 @@ export class TrackedBody {
     }
     this._auto = options.autoUpdate ?? true;
     this._warm = new TrackedWarmStart(rig, body);
+    this._elbows = new TrackedElbows(behavior, rig, body);
+    this._reach = new TrackedHandReach(rig, body, options.collarbones !== false);
     this._pass = {
-      joints: [...new Set([...body.joints, ...this._warm.joints])],
+      joints: [...new Set([...body.joints, ...this._warm.joints, ...this._reach.joints])],
       beforeSolve: (frame) => this._run(frame),
-      afterSolve: (frame) => this._warm.store(frame),
+      afterSolve: (frame) => {
+        this._warm.store(frame);
+        this._elbows.store(frame, this._warm, this._v);
+        this._reach.store(frame);
+      },
     };
     this._solved = behavior.onSolvedObservable.add((event) => this._warm.solved(event.report.converged));
     behavior.addPass(this._pass, { order: TRACKED_BODY_ORDER });
@@ -297,6 +307,7 @@ export class TrackedBody {
       }
       for (let i = 0; i < 2; i++) {
         if (v[VALID + 1 + i] === 1 && handTarget(v, body, i)) {
+          this._reach.limit(v, i);
           this._write(1 + i, HAND_TARGET + 7 * i);
         }
       }

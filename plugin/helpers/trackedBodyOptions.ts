@@ -29,14 +29,15 @@ export interface TrackedBodyOptions {
    * How far, 0..1, the body's heading is turned from the head's toward the hands (the way from the head to
    * their midpoint, on the ground) when they show where the chest faces: both tracked, well ahead of the head
    * and within 45° of its way (counting less up to 75°). Looking around with the hands held before the body
-   * then turns the head, not the chest. Default 0: the body turns with the head alone (see
+   * then turns the head, not the chest. Default 1; 0: the body turns with the head alone (see
    * docs/tracked-body.md for both measured).
    */
   handsTurn?: number;
   /**
-   * True: the hands' chains reach up to the collarbones, which turn for a far reach (hands to the floor from a
-   * squat). Default false: the chains start at the upper arms, closer to the animation in everyday poses and
-   * steadier (see docs/tracked-body.md for both measured).
+   * True (the default): the hands' chains reach up to the collarbones, which turn with the arms (a shrug, a
+   * reach to the floor from a squat). False: the chains start at the upper arms, the collarbones keep their
+   * animation: a bow to the floor then misses by more but costs fewer solver iterations (see
+   * docs/tracked-body.md for both measured).
    */
   collarbones?: boolean;
   /** When false, call `update(dt)` yourself each frame before the behavior solves. Default true. */
@@ -91,7 +92,7 @@ const RANGES: Record<keyof TrackedBodySettings, Range> = {
   stepTime: { min: 0, max: 10, open: true, fallback: 0.4 },
   stepHeight: { min: 0, max: 1, open: false, fallback: 0.12 },
   turnSmoothing: { min: 0, max: 10, open: false, fallback: 0.15 },
-  handsTurn: { min: 0, max: 1, open: false, fallback: 0 },
+  handsTurn: { min: 0, max: 1, open: false, fallback: 1 },
 };
 
 function describe(range: Range): string {

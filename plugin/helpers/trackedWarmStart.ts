@@ -68,6 +68,15 @@ export class TrackedWarmStart {
     this._valid = true;
   }
 
+  /** Replaces the kept solution's local rotation of `joint` (one of its joints) by `q[o..o+3]`. */
+  replace(joint: number, q: Float64Array, o: number): void {
+    for (let k = 0; k < this._joints.length; k++) {
+      if (this._joints[k] !== joint) continue;
+      for (let i = 0; i < 4; i++) this._solved[4 * k + i] = q[o + i];
+      return;
+    }
+  }
+
   /**
    * Before the solve: each joint turned from its animated rotation toward the last solution by its group's
    * weight, `weights[o + group]` (spine, left arm, right arm). False when there is no solution yet.

@@ -42,18 +42,40 @@ const UPPER = [
 ];
 const LOWER = ["leftUpperLeg", "rightUpperLeg", "leftLowerLeg", "rightLowerLeg", "leftFoot", "rightFoot"];
 const RUN_IN = 60;
-/** TRACKED_COLLARBONES=1 runs TrackedBody with `collarbones: true`. */
-const COLLARBONES = process.env.TRACKED_COLLARBONES === "1";
-/** TRACKED_HANDS_TURN=x runs TrackedBody with `handsTurn: x` (default 0, the option's default). */
-const HANDS_TURN = Number(process.env.TRACKED_HANDS_TURN ?? 0);
+/** TRACKED_COLLARBONES=0 runs TrackedBody with `collarbones: false` (default true, the option's default). */
+const COLLARBONES = process.env.TRACKED_COLLARBONES !== "0";
+/** TRACKED_HANDS_TURN=x runs TrackedBody with `handsTurn: x` (default 1, the option's default). */
+const HANDS_TURN = Number(process.env.TRACKED_HANDS_TURN ?? 1);
 const MOST_FRAMES = 240;
+/**
+ * TRACKED_ALL_CLIPS=1 replays every clip of RobotExpressive, not only the four the table keeps (its others
+ * jump, dance, run, sit and fall: clips TrackedBody was not tuned on).
+ */
+const ALL_CLIPS = process.env.TRACKED_ALL_CLIPS === "1";
 
 /** Clips to replay: a character, and which of its animation groups (all of them by default). */
 const CASES: { character: Character; clips?: string[] }[] = [
   { character: OWN_CHARACTERS.find((c) => c.folder === "mannequin")!, clips: ["Idle", "Walk"] },
   { character: characterNamed("CesiumMan") },
   { character: characterNamed("RiggedFigure") },
-  { character: characterNamed("RobotExpressive"), clips: ["Idle", "Walking", "Wave", "ThumbsUp"] },
+  {
+    character: characterNamed("RobotExpressive"),
+    clips: ALL_CLIPS
+      ? [
+          "Idle",
+          "Walking",
+          "Wave",
+          "ThumbsUp",
+          "Dance",
+          "Death",
+          "Jump",
+          "No",
+          "Punch",
+          "Running",
+          "Sitting",
+        ].concat(["Standing", "WalkJump", "Yes"])
+      : ["Idle", "Walking", "Wave", "ThumbsUp"],
+  },
 ];
 
 interface Recorded {

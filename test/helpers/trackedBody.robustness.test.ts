@@ -74,7 +74,7 @@ describe("TrackedBody: lost trackers, extreme inputs, calibration", () => {
     expect(rig.body.appliedWeight("head")).toBe(0);
   });
 
-  // Each case at the default settings and with the hands turning the body (handsTurn 1).
+  // Each case with the body turned by the head alone (handsTurn 0) and by the hands too (1, the default).
   it.each(
     (
       [
