@@ -47,6 +47,8 @@ export class FramePose implements FabrikFrameOf<object>, QueuedPose {
   held = false;
   private _block: PoseBlock;
   private readonly _rootCache = new WorldMatrixCache();
+  /** The rig's model root, kept here: a frame then does not meet the rig object. */
+  private readonly _modelRoot: SkeletonRig["modelRoot"];
   /** Where {@link commit} hands what to put back (see RestoreQueue), or null: see {@link useRestoreQueue}. */
   private _queue: RestoreQueue | null = null;
   /** The queue's round in which this pose's entries wait (-1: none), and where they sit. */
@@ -62,6 +64,7 @@ export class FramePose implements FabrikFrameOf<object>, QueuedPose {
   ) {
     setIdentityMatrix(this.modelToWorld);
     setIdentityMatrix(this.worldToModel);
+    this._modelRoot = rig.modelRoot;
     this._block = new PoseBlock(rig, new Uint8Array(rig.jointCount));
     this.solverPose = { positions: this._block.positions, orientations: this._block.orientations };
   }
@@ -283,7 +286,7 @@ export class FramePose implements FabrikFrameOf<object>, QueuedPose {
   }
 
   private _readRoot(): void {
-    const root = this.rig.modelRoot;
+    const root = this._modelRoot;
     if (root === null) return;
     if (this._rootCache.update(root, this.modelToWorld)) {
       this.worldToModelValid = invertAffineMatrix(this.modelToWorld, this.worldToModel);
