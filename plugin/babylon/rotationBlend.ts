@@ -115,6 +115,12 @@ export class RotationBlend {
     this.continuity = new FrameContinuity(n, plan.effectorCount);
   }
 
+  /** Loads what a frame of the blend will meet, continuity included (see FrameContinuity.touch). */
+  touch(joints: Int32Array, count: number, sink: Float64Array): void {
+    sink[0] += this.numbers[0] + this._layout[0] + this._carries[0];
+    this.continuity.touch(joints, count, sink);
+  }
+
   /**
    * Into the frame's local rotations (`block`): every entry's solved rotation, blended from the rotation the
    * frame holds (animated, or changed by a pass) by its weight. `orientations`: the solved model-space pose;
