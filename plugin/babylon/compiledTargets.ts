@@ -166,6 +166,7 @@ export class CompiledTargets {
    * Loads what a frame of these targets will meet (numbers, settings, the plan's own arrays, the blend and
    * continuity, target points given as vectors) for the read joints of `joints` (the block's joint per
    * slot), adding a number made of it to `sink[0]`: see CharacterPipeline's touch ahead.
+   * @internal
    */
   touch(joints: Int32Array, count: number, sink: Float64Array): void {
     const n = this.numbers;

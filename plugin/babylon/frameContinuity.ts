@@ -76,6 +76,7 @@ export class FrameContinuity {
   /**
    * Loads what {@link apply} will meet for the read joints of `joints` (the block's joint per slot), adding
    * a number made of it to `sink[0]` (see CharacterPipeline's touch ahead; a double returned is boxed).
+   * @internal
    */
   touch(joints: Int32Array, count: number, sink: Float64Array): void {
     const carried = this._carried,

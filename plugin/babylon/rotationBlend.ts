@@ -115,7 +115,10 @@ export class RotationBlend {
     this.continuity = new FrameContinuity(n, plan.effectorCount);
   }
 
-  /** Loads what a frame of the blend will meet, continuity included (see FrameContinuity.touch). */
+  /**
+   * Loads what a frame of the blend will meet, continuity included (see FrameContinuity.touch).
+   * @internal
+   */
   touch(joints: Int32Array, count: number, sink: Float64Array): void {
     sink[0] += this.numbers[0] + this._layout[0] + this._carries[0];
     this.continuity.touch(joints, count, sink);
