@@ -130,6 +130,7 @@ export class CharacterPipeline {
       return;
     }
     pose.deltaTime = clock[0];
+    this._touchAhead();
     pose.read();
     if (!pose.worldToModelValid) return;
     this._inFrame = true;
@@ -138,6 +139,17 @@ export class CharacterPipeline {
     } finally {
       this._inFrame = false;
     }
+  }
+
+  /**
+   * Loads the character's own objects the frame will meet (targets, plan, blend, continuity, the pose's
+   * arrays) in one go, before the read: a crowd's frame meets them cold, and met one after another through
+   * the frame each waits on memory alone, where loaded together the waits overlap (with the read's too).
+   */
+  private _touchAhead(): void {
+    const block = this.pose.block;
+    touchSink[0] = this.pose.worldToModel[0] + block.positions.length + block.orientations.length;
+    if (this._targets !== null) this._targets.touch(block.joints, block.size, touchSink);
   }
 
   private _frame(passes: readonly PassEntry[]): void {
@@ -271,3 +283,6 @@ export class CharacterPipeline {
     if (added && this._inFrame) this.pose.readUnread();
   }
 }
+
+/** Where the touch ahead leaves its number, so that its loads are not optimised away. */
+const touchSink = new Float64Array(1);

@@ -162,6 +162,26 @@ export class CompiledTargets {
     ];
   }
 
+  /**
+   * Loads what a frame of these targets will meet (numbers, settings, the plan's own arrays, the blend and
+   * continuity, target points given as vectors) for the read joints of `joints` (the block's joint per
+   * slot), adding a number made of it to `sink[0]`: see CharacterPipeline's touch ahead.
+   * @internal
+   */
+  touch(joints: Int32Array, count: number, sink: Float64Array): void {
+    const n = this.numbers;
+    const plan = this.plan;
+    const settings = this.settings;
+    let sum = n[0] + this.targets.length + (settings.poles?.length ?? 0) + (settings.tolerance ?? 0);
+    sum += plan.effectorWeights[0] + plan.report.residuals[0] + plan.scratch.branchWeight[0];
+    const sources = this._sources;
+    for (let e = 0; e < sources.length; e++) {
+      if (n[this._flagsAt + e] & VECTOR) sum += (sources[e] as Vector3Like).x;
+    }
+    sink[0] += sum;
+    this.blend.touch(joints, count, sink);
+  }
+
   /** The plan goes back to the model's cache; the targets are no longer used. */
   release(): void {
     this.model.releasePlan(this.plan);

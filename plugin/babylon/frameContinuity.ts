@@ -73,6 +73,22 @@ export class FrameContinuity {
     grow(jointCount, effectorCount);
   }
 
+  /**
+   * Loads what {@link apply} will meet for the read joints of `joints` (the block's joint per slot), adding
+   * a number made of it to `sink[0]` (see CharacterPipeline's touch ahead; a double returned is boxed).
+   * @internal
+   */
+  touch(joints: Int32Array, count: number, sink: Float64Array): void {
+    const carried = this._carried,
+      turns = this._turns;
+    let sum = 0;
+    for (let k = 0; k < count; k++) {
+      const j = joints[k];
+      if (carried[j] === 1) sum += turns[4 * j];
+    }
+    sink[0] += sum;
+  }
+
   /** The next frame starts from its animated pose. */
   reset(): void {
     this.valid = false;

@@ -2,7 +2,6 @@ import { FabrikError } from "../solver/errors.js";
 import type { Pose } from "../solver/pose.js";
 import { invertAffineMatrix, setIdentityMatrix } from "./affineMatrix.js";
 import type { FabrikFrameOf } from "./fabrikFrame.js";
-import { eulerToQuaternion } from "./localRotation.js";
 import {
   EULER,
   POSITION_CHANGED,
@@ -12,14 +11,12 @@ import {
   POSITION_WRITTEN,
   SLOT_R,
   SLOT_RAW,
-  SLOT_S,
   SLOT_SAVED_T,
-  SLOT_STRIDE,
   SLOT_T,
   UNREAD,
   wantedJoints,
-  type JointHolder,
 } from "./poseBlock.js";
+import { readBlock } from "./poseRead.js";
 import { commitBlock, restoreBlock } from "./poseWrite.js";
 import type { QueuedPose, RestoreQueue } from "./restoreQueue.js";
 import type { SkeletonRig } from "./skeletonRig.js";
@@ -50,6 +47,8 @@ export class FramePose implements FabrikFrameOf<object>, QueuedPose {
   held = false;
   private _block: PoseBlock;
   private readonly _rootCache = new WorldMatrixCache();
+  /** The rig's model root, kept here: a frame then does not meet the rig object. */
+  private readonly _modelRoot: SkeletonRig["modelRoot"];
   /** Where {@link commit} hands what to put back (see RestoreQueue), or null: see {@link useRestoreQueue}. */
   private _queue: RestoreQueue | null = null;
   /** The queue's round in which this pose's entries wait (-1: none), and where they sit. */
@@ -65,6 +64,7 @@ export class FramePose implements FabrikFrameOf<object>, QueuedPose {
   ) {
     setIdentityMatrix(this.modelToWorld);
     setIdentityMatrix(this.worldToModel);
+    this._modelRoot = rig.modelRoot;
     this._block = new PoseBlock(rig, new Uint8Array(rig.jointCount));
     this.solverPose = { positions: this._block.positions, orientations: this._block.orientations };
   }
@@ -286,103 +286,10 @@ export class FramePose implements FabrikFrameOf<object>, QueuedPose {
   }
 
   private _readRoot(): void {
-    const root = this.rig.modelRoot;
+    const root = this._modelRoot;
     if (root === null) return;
     if (this._rootCache.update(root, this.modelToWorld)) {
       this.worldToModelValid = invertAffineMatrix(this.modelToWorld, this.worldToModel);
     }
   }
-}
-
-/** What the read needs of a TransformNode or a Bone: both expose their local pose under these names. */
-interface LocalPoseSource {
-  readonly position: { readonly x: number; readonly y: number; readonly z: number };
-  readonly scaling: { readonly x: number; readonly y: number; readonly z: number };
-  readonly rotationQuaternion: {
-    readonly x: number;
-    readonly y: number;
-    readonly z: number;
-    readonly w: number;
-  } | null;
-  readonly rotation: { readonly x: number; readonly y: number; readonly z: number };
-  /** TransformNodes only. */
-  readonly scalingDeterminant?: number;
-}
-
-/** The holders' vectors of a read, gathered first (see readBlock); shared, as reads never overlap. */
-const sources: (LocalPoseSource["position"] | LocalPoseSource["rotationQuaternion"] | number)[] = [];
-
-/**
- * Every slot's local transform from its holder, and its rotation exactly as found (to be put back bit for
- * bit): the one read of each joint in a frame (with `unreadOnly`, of the slots not read yet). The holders'
- * vectors are gathered in a first loop and read in a second, so the memory loads of many joints are under
- * way at once rather than one joint's chain of loads after another's.
- */
-function readBlock(block: PoseBlock, unreadOnly: boolean): void {
-  const holders = block.holders;
-  const flags = block.bytes;
-  const n = holders.length;
-  for (let k = 0; k < n; k++) {
-    if (unreadOnly && (flags[k] & UNREAD) === 0) continue;
-    const source = holders[k] as JointHolder & LocalPoseSource;
-    sources[4 * k] = source.position;
-    sources[4 * k + 1] = source.rotationQuaternion;
-    sources[4 * k + 2] = source.scaling;
-    // TransformNodes multiply their scaling by this (it is 1 unless a mesh was mirrored by Babylon).
-    sources[4 * k + 3] = source.scalingDeterminant ?? 1;
-  }
-  const d = block.d;
-  for (let k = 0; k < n; k++) {
-    if (unreadOnly && (flags[k] & UNREAD) === 0) continue;
-    const b = block.slotsAt + SLOT_STRIDE * k;
-    const p = sources[4 * k] as LocalPoseSource["position"];
-    d[b + SLOT_T] = p.x;
-    d[b + SLOT_T + 1] = p.y;
-    d[b + SLOT_T + 2] = p.z;
-    const q = sources[4 * k + 1] as LocalPoseSource["rotationQuaternion"];
-    if (q !== null) {
-      const x = q.x,
-        y = q.y,
-        z = q.z,
-        w = q.w;
-      d[b + SLOT_RAW] = x;
-      d[b + SLOT_RAW + 1] = y;
-      d[b + SLOT_RAW + 2] = z;
-      d[b + SLOT_RAW + 3] = w;
-      flags[k] = 0;
-      // Normalised as readLocalRotation does: the solver needs unit rotations, Babylon composes what it finds.
-      const len = Math.sqrt(x * x + y * y + z * z + w * w);
-      if (len > 0 && len < Infinity) {
-        const inv = 1 / len;
-        d[b + SLOT_R] = x * inv;
-        d[b + SLOT_R + 1] = y * inv;
-        d[b + SLOT_R + 2] = z * inv;
-        d[b + SLOT_R + 3] = w * inv;
-      } else {
-        d[b + SLOT_R] = d[b + SLOT_R + 1] = d[b + SLOT_R + 2] = 0;
-        d[b + SLOT_R + 3] = 1;
-      }
-    } else {
-      readEuler(block, k);
-    }
-    const sc = sources[4 * k + 2] as LocalPoseSource["scaling"];
-    const s = sources[4 * k + 3] as number;
-    d[b + SLOT_S] = sc.x * s;
-    d[b + SLOT_S + 1] = sc.y * s;
-    d[b + SLOT_S + 2] = sc.z * s;
-  }
-  if (!unreadOnly) block.touchedCount = 0;
-  for (let i = 0; i < 4 * n; i++) sources[i] = 0;
-}
-
-/** A node rotated by Euler angles (no quaternion): they are what a restore puts back. */
-function readEuler(block: PoseBlock, k: number): void {
-  const e = (block.holders[k] as JointHolder & LocalPoseSource).rotation;
-  const d = block.d;
-  const b = block.slot(k);
-  d[b + SLOT_RAW] = e.x;
-  d[b + SLOT_RAW + 1] = e.y;
-  d[b + SLOT_RAW + 2] = e.z;
-  block.bytes[k] = EULER;
-  eulerToQuaternion(d, b + SLOT_RAW, d, b + SLOT_R);
 }

@@ -116,6 +116,15 @@ export class RotationBlend {
   }
 
   /**
+   * Loads what a frame of the blend will meet, continuity included (see FrameContinuity.touch).
+   * @internal
+   */
+  touch(joints: Int32Array, count: number, sink: Float64Array): void {
+    sink[0] += this.numbers[0] + this._layout[0] + this._carries[0];
+    this.continuity.touch(joints, count, sink);
+  }
+
+  /**
    * Into the frame's local rotations (`block`): every entry's solved rotation, blended from the rotation the
    * frame holds (animated, or changed by a pass) by its weight. `orientations`: the solved model-space pose;
    * in `numbers` per effector (see CompiledTargets): its blend weight 0..1 at `blendAt` (0 for one skipped

@@ -40,13 +40,18 @@ interface TrackedNode {
  * (another Babylon version) are never cached: composed every time, as before.
  */
 export class WorldMatrixCache {
-  /** The chain composed last, the node first; `_count` 0 means nothing is remembered. */
-  private readonly _nodes: TrackedNode[] = [];
+  /** The node composed last, when its chain is remembered; `_count` 0 means nothing is remembered. */
+  private _node: TrackedNode | null = null;
+  /** How many nodes the remembered chain has, the node and its ancestors. */
   private _count = 0;
   /** Compositions left before remembering is tried again, after it found the chain flagged dirty. */
   private _rememberAfter = 0;
-  private _updateIds = new Float64Array(4);
-  private _determinants = new Float64Array(4);
+  /**
+   * Per node of the chain, from the node up: its update id and its `scalingDeterminant` when remembered. The
+   * chain itself is walked through the nodes' parents: the check meets the nodes rather than a list of them
+   * (a crowd's frame meets each character's objects cold), and a node given a new parent is flagged dirty.
+   */
+  private _marks = new Float64Array(8);
 
   /**
    * Writes the world matrix of `node` into `out` (Babylon's `Matrix.m` layout) unless `out` already holds it
@@ -54,7 +59,7 @@ export class WorldMatrixCache {
    * whether `out` was written. Allocates nothing unless the parent chain got longer than ever before.
    */
   update(node: TransformNode, out: Float64Array): boolean {
-    if (this._count > 0 && this._nodes[0] === (node as unknown) && this._unchanged()) return false;
+    if (this._count > 0 && this._node === (node as unknown) && this._unchanged()) return false;
     this._count = 0;
     // A node left to Babylon is never remembered: its matrix is asked for afresh every time.
     if (readWorldMatrix(node, out)) {
@@ -71,17 +76,17 @@ export class WorldMatrixCache {
   }
 
   private _unchanged(): boolean {
-    const nodes = this._nodes;
+    const marks = this._marks;
     const count = this._count;
-    // From the top: a character is usually moved by its topmost node, and then the check stops at the first.
-    for (let k = count - 1; k >= 0; k--) {
-      const n = nodes[k];
-      if (!isTrackedAndClean(n)) return false;
-      if (n._childUpdateId !== this._updateIds[k] || n.scalingDeterminant !== this._determinants[k])
-        return false;
+    let n: TrackedNode | null = this._node;
+    for (let k = 0; k < count; k++) {
+      if (n == null || !isTrackedAndClean(n)) return false;
+      if (n._childUpdateId !== marks[2 * k] || n.scalingDeterminant !== marks[2 * k + 1]) return false;
       if (!isPlain(n as unknown as TransformNode)) return false;
+      n = n._parentNode as TrackedNode | null;
     }
-    return true;
+    // The top node has no parent still (giving it one would have flagged it).
+    return n == null;
   }
 
   /**
@@ -92,33 +97,26 @@ export class WorldMatrixCache {
    * character that stops gets cached a few frames later.
    */
   private _remember(node: TransformNode): void {
-    const nodes = this._nodes;
     let count = 0;
     for (let n: unknown = node; n != null; n = (n as Partial<TrackedNode>)._parentNode) {
-      if (count === this._updateIds.length) this._grow();
-      if (count < nodes.length) nodes[count] = n as TrackedNode;
-      else nodes.push(n as TrackedNode);
-      count++;
-    }
-    for (let k = count - 1; k >= 0; k--) {
-      const n = nodes[k];
-      if (!isTrackedAndClean(n)) {
+      const tracked = n as TrackedNode;
+      if (!isTrackedAndClean(tracked)) {
         this._rememberAfter = RETRY_AFTER_DIRTY;
         return;
       }
-      this._updateIds[k] = n._childUpdateId;
-      this._determinants[k] = n.scalingDeterminant;
+      if (2 * count === this._marks.length) this._grow();
+      this._marks[2 * count] = tracked._childUpdateId;
+      this._marks[2 * count + 1] = tracked.scalingDeterminant;
+      count++;
     }
+    this._node = node as unknown as TrackedNode;
     this._count = count;
   }
 
   private _grow(): void {
-    const ids = new Float64Array(2 * this._updateIds.length);
-    ids.set(this._updateIds);
-    this._updateIds = ids;
-    const determinants = new Float64Array(ids.length);
-    determinants.set(this._determinants);
-    this._determinants = determinants;
+    const marks = new Float64Array(2 * this._marks.length);
+    marks.set(this._marks);
+    this._marks = marks;
   }
 }
 
