@@ -278,8 +278,7 @@ export class TrackedBody {
       for (let i = 0; i < 2; i++) {
         this._steps.read(i, v, C);
         footTarget(v, body, i);
-        const w = v[VALID + 4 + i] === 1 ? v[APPLIED + 4 + i] : 0;
-        if (w > 0) trackedFoot(v, body, i, w);
+        if (v[VALID + 4 + i] === 1 && v[APPLIED + 4 + i] > 0) trackedFoot(v, body, i);
       }
       lowerForLegs(v, body, FOOT_TARGET, this._airborne);
       turnHips(v, body, this.settings, frame.orientations, 4 * body.hips);
@@ -373,7 +372,7 @@ export class TrackedBody {
     if (!frame.toJointSpace(parent, v, A)) return;
     frame.setLocalPosition(hips, v, A);
     for (let k = 0; k < 4; k++) v[Q1 + k] = o[4 * hips + k];
-    slerp4(v, Q1, v, Q1, HIPS_ROT, w);
+    slerp4(v, Q1, v, Q1, HIPS_ROT, v, BODY_WEIGHT);
     if (parent >= 0) quatConjugateMultiply(v, Q1, o, 4 * parent, v, Q1);
     frame.setLocalRotation(hips, v, Q1);
   }

@@ -1,7 +1,7 @@
 import { quatAxisAngle, quatMultiply, quatMultiplyConjugate, quatRotate } from "../rig/index.js";
 import type { TrackedBodyRig } from "./trackedBodyRig.js";
 import type { TrackedBodySettings } from "./trackedBodyOptions.js";
-import { cross3, dot3, frameQuaternion, removeAlong, unit3 } from "./trackedMath.js";
+import { cross3, frameQuaternion, removeAlong, unit3 } from "./trackedMath.js";
 import {
   A,
   B,
@@ -101,7 +101,9 @@ export function placeHips(v: Float64Array, body: TrackedBodyRig, settings: Track
     v[LEAN_DIR + k] = v[HEAD + k] - v[HIPS_POS + k] - hf[0] * v[HEADING + k] - hf[2] * v[LEFT + k];
   }
   removeAlong(v, LEAN_DIR, B);
-  const reach = Math.sqrt(dot3(v, LEAN_DIR, LEAN_DIR));
+  const reach = Math.sqrt(
+    v[LEAN_DIR] * v[LEAN_DIR] + v[LEAN_DIR + 1] * v[LEAN_DIR + 1] + v[LEAN_DIR + 2] * v[LEAN_DIR + 2],
+  );
   // A leaning spine curls: it spans a little less than its length, more so the further it leans.
   const spine = body.spineLength * (SPINE_SPAN - CURL * Math.min(1, reach / body.spineLength));
   const lean = Math.asin(Math.min(reach / spine, Math.sin(MOST_LEAN)));

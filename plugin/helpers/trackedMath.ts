@@ -5,11 +5,6 @@
 
 import { rowsToQuaternion } from "../rig/index.js";
 
-/** Dot product of v[a..a+2] and v[b..b+2]. */
-export function dot3(v: Float64Array, a: number, b: number): number {
-  return v[a] * v[b] + v[a + 1] * v[b + 1] + v[a + 2] * v[b + 2];
-}
-
 /** v[o..o+2] = v[a..] × v[b..] (o must differ from a and b). */
 export function cross3(v: Float64Array, o: number, a: number, b: number): void {
   const ax = v[a],
@@ -25,7 +20,7 @@ export function cross3(v: Float64Array, o: number, a: number, b: number): void {
 
 /** In place: v[o..o+2] loses its component along the unit v[u..u+2]. */
 export function removeAlong(v: Float64Array, o: number, u: number): void {
-  const d = dot3(v, o, u);
+  const d = v[o] * v[u] + v[o + 1] * v[u + 1] + v[o + 2] * v[u + 2];
   v[o] -= d * v[u];
   v[o + 1] -= d * v[u + 1];
   v[o + 2] -= d * v[u + 2];
@@ -39,13 +34,6 @@ export function unit3(v: Float64Array, o: number): boolean {
   v[o + 1] /= len;
   v[o + 2] /= len;
   return true;
-}
-
-/** v[o..o+2] = v[a..] + k · v[b..] (o may alias a). */
-export function addScaled(v: Float64Array, o: number, a: number, b: number, k: number): void {
-  v[o] = v[a] + k * v[b];
-  v[o + 1] = v[a + 1] + k * v[b + 1];
-  v[o + 2] = v[a + 2] + k * v[b + 2];
 }
 
 /**
@@ -76,8 +64,20 @@ export function frameQuaternion(
   return true;
 }
 
-/** out[o..o+3] = the slerp from unit q[a..] to unit q[b..] by t (the shorter way). */
-export function slerp4(out: Float64Array, o: number, q: Float64Array, a: number, b: number, t: number): void {
+/**
+ * out[o..o+3] = the slerp from unit q[a..] to unit q[b..] by the fraction `fractions[f]` (the shorter way). The
+ * fraction is read from an array: a double handed to a call V8 does not inline is boxed, an allocation a frame.
+ */
+export function slerp4(
+  out: Float64Array,
+  o: number,
+  q: Float64Array,
+  a: number,
+  b: number,
+  fractions: Float64Array,
+  f: number,
+): void {
+  const t = fractions[f];
   let bx = q[b],
     by = q[b + 1],
     bz = q[b + 2],

@@ -1,6 +1,6 @@
 import type { TrackedBodyRig } from "./trackedBodyRig.js";
 import type { TrackedBodySettings } from "./trackedBodyOptions.js";
-import { dot3, removeAlong, unit3 } from "./trackedMath.js";
+import { removeAlong, unit3 } from "./trackedMath.js";
 import { DT, HEAD, HEADING, HIPS_POS, LEFT } from "./trackedSlots.js";
 
 /* Slots of one foot's state (FOOT_SIZE numbers per foot). */
@@ -114,13 +114,18 @@ export class TrackedSteps {
         s[b + WANT + k] =
           s[TMP + k] + ff[3 * i] * v[HEADING + k] + ff[3 * i + 2] * v[LEFT + k] + height * s[UP + k];
       }
-      if (this._started && distance(s, b + POS, b + WANT) > TELEPORT * leg) far = true;
+      if (this._started) {
+        distance(s, b + POS, b + WANT);
+        if (s[RESULT] > TELEPORT * leg) far = true;
+      }
     }
     if (!this._started || far || !(Math.abs(s[VELOCITY]) + Math.abs(s[VELOCITY + 1]) < 1e300)) {
       this._plantAll(v);
       return;
     }
-    s[SPEED] = Math.sqrt(dot3(s, VELOCITY, VELOCITY));
+    s[SPEED] = Math.sqrt(
+      s[VELOCITY] * s[VELOCITY] + s[VELOCITY + 1] * s[VELOCITY + 1] + s[VELOCITY + 2] * s[VELOCITY + 2],
+    );
     s[RESULT] = dt;
     for (let i = 0; i < 2; i++) if (s[i * FOOT_SIZE + STEPPING] === 1) this._advance(i, v);
     if (s[STEPPING] === 1 || s[FOOT_SIZE + STEPPING] === 1) return;
@@ -131,7 +136,9 @@ export class TrackedSteps {
       const b = i * FOOT_SIZE;
       horizontal(s, b + POS, b + WANT);
       const off = s[RESULT] / (settings.stepDistance * leg);
-      const turn = Math.acos(clamp(dirDot(s, b + DIR, v)));
+      const along =
+        s[b + DIR] * v[HEADING] + s[b + DIR + 1] * v[HEADING + 1] + s[b + DIR + 2] * v[HEADING + 2];
+      const turn = Math.acos(Math.min(1, Math.max(-1, along)));
       const score = Math.max(off, turn / settings.stepTurn);
       if (score > worst) {
         worst = score;
@@ -176,7 +183,7 @@ export class TrackedSteps {
     s[b + PHASE] = 0;
     this._aim(i, v);
     horizontal(s, b + FROM, b + TO);
-    s[b + LIFT] = settings.stepHeight * leg * clamp(s[RESULT] / (settings.stepDistance * leg));
+    s[b + LIFT] = settings.stepHeight * leg * Math.min(1, s[RESULT] / (settings.stepDistance * leg));
     if (s[b + LIFT] < 0.3 * settings.stepHeight * leg) s[b + LIFT] = 0.3 * settings.stepHeight * leg;
   }
 
@@ -214,20 +221,17 @@ export class TrackedSteps {
   }
 }
 
-function clamp(x: number): number {
-  return x > 1 ? 1 : x < -1 ? -1 : x;
-}
+/*
+ * Distances go into s[RESULT] rather than being returned: a double returned from a call V8 does not inline is
+ * boxed, an allocation a frame.
+ */
 
-/** Dot of the foot's direction `s[a..]` with the heading `v[HEADING..]`. */
-function dirDot(s: Float64Array, a: number, v: Float64Array): number {
-  return s[a] * v[HEADING] + s[a + 1] * v[HEADING + 1] + s[a + 2] * v[HEADING + 2];
-}
-
-function distance(s: Float64Array, a: number, b: number): number {
+/** Distance from `s[a..]` to `s[b..]`, into `s[RESULT]`. */
+function distance(s: Float64Array, a: number, b: number): void {
   const x = s[a] - s[b],
     y = s[a + 1] - s[b + 1],
     z = s[a + 2] - s[b + 2];
-  return Math.sqrt(x * x + y * y + z * z);
+  s[RESULT] = Math.sqrt(x * x + y * y + z * z);
 }
 
 /** Distance from `s[a..]` to `s[b..]` along the ground, into `s[RESULT]`. */

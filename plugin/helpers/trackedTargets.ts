@@ -4,6 +4,7 @@ import { HEAD_SPAN } from "./trackedHips.js";
 import { cross3, frameQuaternion, slerp4 } from "./trackedMath.js";
 import {
   A,
+  APPLIED,
   B,
   C,
   FOOT_TARGET,
@@ -97,15 +98,17 @@ export function footTarget(v: Float64Array, body: TrackedBodyRig, i: number): vo
 }
 
 /**
- * With a foot tracker of weight `w`: `v[FOOT_TARGET + 7i]` moves that far toward the tracker's place, and
- * its rotation toward the rest foot turned as the tracker turned from the body's forward, level.
+ * With a foot tracker of applied weight `w = v[APPLIED + 4 + i]`: `v[FOOT_TARGET + 7i]` moves that far toward
+ * the tracker's place, and its rotation toward the rest foot turned as the tracker turned from the body's
+ * forward, level.
  */
-export function trackedFoot(v: Float64Array, body: TrackedBodyRig, i: number, w: number): void {
+export function trackedFoot(v: Float64Array, body: TrackedBodyRig, i: number): void {
   const t = LEFT_FOOT_TRACKER + 9 * i,
-    o = FOOT_TARGET + 7 * i;
+    o = FOOT_TARGET + 7 * i,
+    w = v[APPLIED + 4 + i];
   if (!frameQuaternion(v, Q2, v, t + 3, t + 6, FRAME_SCRATCH)) return;
   quatMultiplyConjugate(v, Q3, v, Q2, body.restFrames, 0);
   quatMultiply(v, Q1, v, Q3, body.rest, 16 + 4 * i);
-  slerp4(v, o + 3, v, o + 3, Q1, w);
+  slerp4(v, o + 3, v, o + 3, Q1, v, APPLIED + 4 + i);
   for (let k = 0; k < 3; k++) v[o + k] += (v[t + k] - v[o + k]) * w;
 }

@@ -85,12 +85,12 @@ export class TrackedWarmStart {
     if (!this._valid) return false;
     const q = this._q;
     for (let k = 0; k < this._joints.length; k++) {
-      const w = weights[o + this._group[k]];
-      if (!(w > 0)) continue;
+      const at = o + this._group[k];
+      if (!(weights[at] > 0)) continue;
       const j = this._joints[k];
       frame.getLocalRotation(j, q, 0);
       for (let i = 0; i < 4; i++) q[4 + i] = this._solved[4 * k + i];
-      slerp4(q, 0, q, 0, 4, w);
+      slerp4(q, 0, q, 0, 4, weights, at);
       frame.setLocalRotation(j, q, 0);
     }
     return true;

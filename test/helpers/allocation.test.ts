@@ -76,8 +76,13 @@ describe("per-frame allocation, steady state", () => {
         `${trackedBody.total.toFixed(0)} B in all (the solver's hard frames: lock escapes, two-bone seeds); ` +
         `with handsTurn 1: ${trackedBodyHands.helpers.toFixed(2)} B in the helper`,
     );
-    expect(trackedBody.helpers, trackedBody.sites.join("\n")).toBeLessThan(1);
-    expect(trackedBodyHands.helpers, trackedBodyHands.sites.join("\n")).toBeLessThan(1);
+    // The helper allocates nothing of its own, and measures 0 B in most runs. In about one run of ten V8 leaves
+    // one of its functions in a tier that boxes a double now and then (1–7 B a frame, a different function
+    // each time: bendKnees, placeHips, the steps' update), as for LookAt above. Bound it below one boxed
+    // double (16 B) a frame, rather than let the tier decide the build: an object made per frame (a vector,
+    // an array, a closure) is 32 B or more.
+    expect(trackedBody.helpers, trackedBody.sites.join("\n")).toBeLessThan(16);
+    expect(trackedBodyHands.helpers, trackedBodyHands.sites.join("\n")).toBeLessThan(16);
   }, 150_000);
 
   it.skipIf(noteIfMissing(characterNamed("RobotExpressive")))(
