@@ -1,5 +1,5 @@
 import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
-import { eulerToQuaternion } from "./localRotation.js";
+import { eulerToQuaternion, type RotationSource } from "./localRotation.js";
 import {
   EULER,
   SLOT_R,
@@ -17,16 +17,9 @@ import {
  */
 
 /** What the read needs of a TransformNode or a Bone: both expose their local pose under these names. */
-interface LocalPoseSource {
+interface LocalPoseSource extends RotationSource {
   readonly position: { readonly x: number; readonly y: number; readonly z: number };
   readonly scaling: { readonly x: number; readonly y: number; readonly z: number };
-  readonly rotationQuaternion: {
-    readonly x: number;
-    readonly y: number;
-    readonly z: number;
-    readonly w: number;
-  } | null;
-  readonly rotation: { readonly x: number; readonly y: number; readonly z: number };
   /** TransformNodes only. */
   readonly scalingDeterminant?: number;
 }

@@ -28,14 +28,19 @@ const sections = (degrees: number): FabrikContinuumSection[] =>
   }));
 const SECTIONS = sections(150);
 
-it("a tentacle with continuum sections meets a target that jumps within its reach, in two frames", async () => {
+/** The tentacle with its three sections, its tip following `goal`. */
+async function attachTentacle() {
   const character = OWN_CHARACTERS.find((c) => c.folder === "tentacle")!;
   const loaded = await loadCharacter(character);
-  const { scene, root } = loaded;
   const ik = new FabrikBehavior({ limits: "none", continuumSections: SECTIONS });
-  root.addBehavior(ik, true);
+  loaded.root.addBehavior(ik, true);
   const goal = new Vector3(0, 1.2, 0.7);
   ik.setTarget("Tentacle.24", () => goal);
+  return { loaded, scene: loaded.scene, ik, goal };
+}
+
+it("a tentacle with continuum sections meets a target that jumps within its reach, in two frames", async () => {
+  const { loaded, scene, ik, goal } = await attachTentacle();
   let converged = false;
   let iterations = 0;
   ik.onSolvedObservable.add(({ report }) => {
@@ -74,13 +79,7 @@ it("a tentacle with continuum sections meets a target that jumps within its reac
 }, 60_000);
 
 it("after wandering for a random time, the tentacle meets a random point within its reach on the jump's first frame", async () => {
-  const character = OWN_CHARACTERS.find((c) => c.folder === "tentacle")!;
-  const loaded = await loadCharacter(character);
-  const { scene, root } = loaded;
-  const ik = new FabrikBehavior({ limits: "none", continuumSections: SECTIONS });
-  root.addBehavior(ik, true);
-  const goal = new Vector3(0, 1.2, 0.7);
-  ik.setTarget("Tentacle.24", () => goal);
+  const { loaded, scene, ik, goal } = await attachTentacle();
   scene.render();
   const world = babylonWorldPositions(scene, ik.rig!.nodes);
   const chain = Array.from({ length: 25 }, (_, i) => world[ik.jointIndex(tentacleBone(i))]);
