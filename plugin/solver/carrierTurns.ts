@@ -23,9 +23,11 @@ import { measureResiduals } from "./residuals.js";
  *
  * So the carrier alone is turned, a fixed set of turns about the model axes, each projected onto its limits,
  * every chain above it keeping its model-space orientation (the neck and the arms translate with their base,
- * still aimed as they were), and damped steps follow from each such start; the best pose of all is kept.
+ * still aimed as they were), and damped steps follow from each such start. The first start that meets every
+ * target is the answer; when none does, the best pose is put back.
  */
 
+/** Temporaries: the turn (Q), a bone's direction (V), Δ (D), parent · rest (P), the projection's scratch (S). */
 const temp = new Float64Array(24);
 /** Per joint, 1 where turnCarrierOnly turned it with the carrier (grown to the largest rig seen). */
 let turned = new Uint8Array(0);
@@ -90,27 +92,13 @@ export function turnCarrier(
   return used;
 }
 
-/** temp[Q..] = turn number s: about ±x, ±y, ±z, then the diagonals. */
+/** temp[Q..] = turn number s: about +x, -x, +y, -y, +z, -z. */
 function turnOf(s: number): void {
-  let x = 0,
-    y = 0,
-    z = 0;
-  if (s < 6) {
-    const sign = s & 1 ? -1 : 1;
-    if (s >> 1 === 0) x = sign;
-    else if (s >> 1 === 1) y = sign;
-    else z = sign;
-  } else {
-    const d = s - 6;
-    x = d & 1 ? -1 : 1;
-    y = d & 2 ? -1 : 1;
-    z = d & 4 ? -1 : 1;
-  }
-  const n = Math.sqrt(x * x + y * y + z * z);
-  const sn = Math.sin(0.5 * TURN) / n;
-  temp[Q] = x * sn;
-  temp[Q + 1] = y * sn;
-  temp[Q + 2] = z * sn;
+  const axis = s >> 1;
+  const sn = (s & 1 ? -1 : 1) * Math.sin(0.5 * TURN);
+  temp[Q] = axis === 0 ? sn : 0;
+  temp[Q + 1] = axis === 1 ? sn : 0;
+  temp[Q + 2] = axis === 2 ? sn : 0;
   temp[Q + 3] = Math.cos(0.5 * TURN);
 }
 
