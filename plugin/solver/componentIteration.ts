@@ -1,4 +1,5 @@
 import { backwardPassChain, forwardPassChain, orientChainFromPositions } from "./chainPasses.js";
+import { turnCarrier } from "./carrierTurns.js";
 import { CONTINUUM_STARTS, restartContinuum } from "./continuumRestart.js";
 import { ARC_ROUND_STEPS, arcSteps } from "./continuumSteps.js";
 import { hasContinuumSections } from "./continuumSections.js";
@@ -120,6 +121,7 @@ export function iterateComponent(
   // continuum sections: the steps turn joints one by one.
   const dampable = branched && !damped && !stretches(plan, c) && !continuum;
   let bestAtDamped = Infinity;
+  let turned = false;
   // Where continuum passes crawl, damped steps on the arcs (continuumSteps.ts); a stretching bone's length
   // is the passes' to set, so not where one is.
   const arcStepping = continuum && !stretches(plan, c);
@@ -251,6 +253,18 @@ export function iterateComponent(
       startBest = Infinity;
       bestAtArcSteps = Infinity;
       previous = Infinity;
+      continue;
+    }
+    // A branched body stalled within length, after its damped round: its carrier turned, once
+    // (carrierTurns.ts), before the escapes and restarts, which leave it where it is.
+    if (dampable && withinLength && !turned) {
+      turned = true;
+      iteration += turnCarrier(plan, c, positions, orientations, targets, remaining);
+      if (maxResidual[0] <= tolerance) {
+        best = Infinity;
+        break;
+      }
+      previous = residualSum[0];
       continue;
     }
     // Stalled under limits or branches: a lock, a local minimum, or the best reachable pose. Escape from the
