@@ -7,6 +7,7 @@ import { clearOnLimit, restorePose, savePose } from "./componentPose.js";
 import type { SolvePlan } from "./plan.js";
 import { measureResiduals } from "./residuals.js";
 import { trackTargets } from "./trackingSteps.js";
+import { keepTipTwists } from "./tipTwist.js";
 import { placeTwoBoneLimb } from "./twoBoneLimb.js";
 
 /*
@@ -89,7 +90,9 @@ export function solveComponent(
     hasLimit(plan, c, LIMIT_STRETCH | LIMIT_HINGE) ||
     maxIterations < 2
   ) {
-    return iterateComponent(plan, c, positions, orientations, targets, maxIterations, poles, true);
+    const used = iterateComponent(plan, c, positions, orientations, targets, maxIterations, poles, true);
+    if (tracking) keepTipTwists(plan, c, positions, orientations);
+    return used;
   }
   // A limited plain chain first tries the plain passes, which cost a fraction of the oriented ones, with
   // half the iteration budget: when their answer reaches the target and already keeps every limit, it is an
@@ -101,7 +104,8 @@ export function solveComponent(
   measureResiduals(plan, firstEffector, lastEffector, positions, targets);
   if (maxResidual[0] <= tolerance && keepsLimits(plan, c, orientations, false)) return plain;
   restorePose(plan, c, positions, orientations);
-  return (
-    plain + iterateComponent(plan, c, positions, orientations, targets, maxIterations - plain, poles, true)
-  );
+  const used =
+    plain + iterateComponent(plan, c, positions, orientations, targets, maxIterations - plain, poles, true);
+  if (tracking) keepTipTwists(plan, c, positions, orientations);
+  return used;
 }

@@ -15,13 +15,6 @@ const FRAMES = 300;
 
 const { shared, own } = corpusCharacters();
 
-/*
- * Where the steadiness bar is not met yet (docs/convergence.md, "Characters", has the numbers and the
- * cause): RobotExpressive's right thigh rolls once by 17° where a carried solve presses its leg's limits and
- * the passes find the answer in another roll. It runs as an expected failure: the day it meets its bar, its
- * test fails until it is taken off the list.
- */
-const UNSTEADY = new Set(["RobotExpressive"]);
 const rows: CorpusRow[] = [];
 
 if (shared.length === 0) {
@@ -63,12 +56,9 @@ for (const c of [...shared, ...own]) {
       expect(row.met / row.frames).toBeGreaterThanOrEqual(0.99);
     });
 
-    (UNSTEADY.has(c.folder) ? it.fails : it)(
-      "moves no joint more than 10° between frames, and flips none",
-      () => {
-        expect(row.flips).toBe(0);
-        expect(row.steps).toBe(0);
-      },
-    );
+    it("moves no joint more than 10° between frames, and flips none", () => {
+      expect(row.flips).toBe(0);
+      expect(row.steps).toBe(0);
+    });
   });
 }
