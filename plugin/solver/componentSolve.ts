@@ -8,7 +8,7 @@ import type { SolvePlan } from "./plan.js";
 import { measureResiduals } from "./residuals.js";
 import { trackTargets } from "./trackingSteps.js";
 import { keepTipTwists } from "./tipTwist.js";
-import { placeTwoBoneLimb } from "./twoBoneLimb.js";
+import { hasTwoBoneShape, placeTwoBoneLimb } from "./twoBoneLimb.js";
 
 /*
  * One component's solve: nothing when its effectors already meet their targets, else the passes it needs:
@@ -59,7 +59,11 @@ export function solveComponent(
 
   const oriented = plan.scratch.componentOriented[c] === 1;
   // A two-bone limb is answered in closed form when its joints' limits allow it, from the bend it has.
-  if (oriented && plan.componentIsPath[c] === 1) {
+  if (
+    oriented &&
+    plan.componentIsPath[c] === 1 &&
+    hasTwoBoneShape(plan, plan.componentEffectors[firstEffector])
+  ) {
     savePose(plan, c, positions, orientations);
     if (placeTwoBoneLimb(plan, plan.componentEffectors[firstEffector], positions, orientations, targets)) {
       measureResiduals(plan, firstEffector, lastEffector, positions, targets);
@@ -98,8 +102,20 @@ export function solveComponent(
   // half the iteration budget: when their answer reaches the target and already keeps every limit, it is an
   // answer. Otherwise the chain starts again from its input with the limits inside both passes, for the
   // rest of the budget (so a solve never exceeds maxIterations).
-  savePose(plan, c, positions, orientations);
   const plainBudget = Math.floor(maxIterations / 2);
+  // One bone turning about a fixed base, its target nearer or further than the bone's length by more than
+  // the tolerance: the plain passes cannot meet it (they aim the bone in their first iteration and find
+  // nothing left to gain after it), and the oriented passes would start again from the input. They start
+  // from it at once, charged and budgeted the iterations the plain passes would have spent, as before.
+  const givingUp = plainGivesUp(plan, c, positions, targets);
+  if (givingUp > 0) {
+    const plain = Math.min(givingUp, plainBudget);
+    const used =
+      plain + iterateComponent(plan, c, positions, orientations, targets, maxIterations - plain, poles, true);
+    if (tracking) keepTipTwists(plan, c, positions, orientations);
+    return used;
+  }
+  savePose(plan, c, positions, orientations);
   const plain = iterateComponent(plan, c, positions, orientations, targets, plainBudget, poles, false);
   measureResiduals(plan, firstEffector, lastEffector, positions, targets);
   if (maxResidual[0] <= tolerance && keepsLimits(plan, c, orientations, false)) return plain;
@@ -108,4 +124,35 @@ export function solveComponent(
     plain + iterateComponent(plan, c, positions, orientations, targets, maxIterations - plain, poles, true);
   if (tracking) keepTipTwists(plan, c, positions, orientations);
   return used;
+}
+
+/** The bone's length is taken this fraction longer or shorter, beyond any rounding of where passes put its end. */
+const REACH_MARGIN = 1e-9;
+
+/**
+ * When component c turns one bone (one active joint below its base, its one effector there, no pole) whose
+ * end cannot come within the tolerance of its target (further from the base than the bone's length plus
+ * twice the tolerance, or nearer than its length less that), the iterations the plain passes spend before
+ * they give up: two beyond the bone's reach (the second finds nothing to gain); four short of it (the
+ * second stalls, a fold across the chain's line does nothing to one bone, and the next two find the same
+ * again). Otherwise 0.
+ */
+function plainGivesUp(plan: SolvePlan, c: number, positions: Float64Array, targets: Float64Array): number {
+  if (plan.componentStart[c + 1] - plan.componentStart[c] !== 1) return 0;
+  const k = plan.componentEffectorStart[c];
+  if (plan.componentEffectorStart[c + 1] - k !== 1) return 0;
+  const e = plan.componentEffectors[k];
+  const j = plan.activeJoints[plan.componentStart[c]];
+  if (plan.effectorHasPole[e] || plan.effectorJoints[e] !== j) return 0;
+  const b3 = 3 * plan.componentBase[c];
+  const dx = targets[3 * e] - positions[b3],
+    dy = targets[3 * e + 1] - positions[b3 + 1],
+    dz = targets[3 * e + 2] - positions[b3 + 2];
+  const d = dx * dx + dy * dy + dz * dz;
+  const length = plan.scratch.boneLength[j],
+    slack = 2 * plan.scratch.tolerance[0];
+  const beyond = (1 + REACH_MARGIN) * length + slack;
+  if (d > beyond * beyond) return 2;
+  const short = (1 - REACH_MARGIN) * length - slack;
+  return short > 0 && d < short * short ? 4 : 0;
 }

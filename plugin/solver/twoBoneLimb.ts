@@ -65,10 +65,9 @@ export function placeTwoBoneLimb(
   orientations: Float64Array,
   targets: Float64Array,
 ): boolean {
-  const { effectorPath, effectorPathStart, limits } = plan;
-  const first = plan.effectorChainStart[e],
-    last = effectorPathStart[e + 1];
-  if (last - first !== 2 || plan.effectorHasPole[e]) return false;
+  const { effectorPath, limits } = plan;
+  if (!hasTwoBoneShape(plan, e)) return false;
+  const first = plan.effectorChainStart[e];
   const flags = plan.scratch.flags;
   const m = effectorPath[first],
     t = effectorPath[first + 1];
@@ -248,6 +247,14 @@ export function placeTwoBoneLimb(
   onLimit[b] = 0;
   onLimit[m] = phi <= min + 1e-9 || phi >= max - 1e-9 ? 1 : 0;
   return true;
+}
+
+/**
+ * Whether effector e's own chain is two bones without a pole: the first thing {@link placeTwoBoneLimb} asks,
+ * cheap enough to ask before setting the pose aside for it.
+ */
+export function hasTwoBoneShape(plan: SolvePlan, e: number): boolean {
+  return plan.effectorPathStart[e + 1] - plan.effectorChainStart[e] === 2 && plan.effectorHasPole[e] === 0;
 }
 
 /**
