@@ -3,9 +3,9 @@ import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { afterAll, describe, expect, it } from "vitest";
 import type { FabrikBehavior } from "../../plugin/babylon/fabrikBehavior.js";
 import { TwoHandGrip } from "../../plugin/helpers/twoHandGrip.js";
-import { projectRotation } from "../../plugin/solver/jointLimitProjection.js";
 import { OWN_CHARACTERS, loadCharacter, type Loaded } from "../babylon/characters.js";
 import { attach, limitViolation, random } from "../babylon/fabrikHarness.js";
+import { randomArms } from "../helpers/randomArms.js";
 
 /*
  * Fuzzing the two-hand grip on the mannequin: a few cases of a few hundred frames each, every frame a random
@@ -79,30 +79,6 @@ const gripFor = (o: Pose, hand: Pose): Pose => {
 const randomRotation = (rnd: () => number, angle = 2 * Math.PI) =>
   Quaternion.RotationAxis(new Vector3(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5).normalize(), rnd() * angle);
 
-/** Puts random limit-respecting rotations on both arms, `inside` of the way out from rest; returns the undo. */
-function randomArms(r: Rigged, rnd: () => number, inside: number): () => void {
-  const limits = r.ik.limits!;
-  const nodes = r.ik.rig!.nodes;
-  const saved = r.arms.flat().map((j) => nodes[j]!.rotationQuaternion!.clone());
-  const scratch = new Float64Array(16);
-  for (const j of r.arms.flat()) {
-    const q = randomRotation(rnd, 2.5);
-    const delta = Float64Array.of(q.x, q.y, q.z, q.w);
-    projectRotation(limits, j, delta, 0, scratch, 0);
-    const half = Math.acos(Math.min(1, Math.abs(delta[3])));
-    if (half > 0) {
-      const f = (Math.sin(half * inside) / Math.sin(half)) * Math.sign(delta[3] || 1);
-      for (let i = 0; i < 3; i++) delta[i] *= f;
-      delta[3] = Math.cos(half * inside);
-      projectRotation(limits, j, delta, 0, scratch, 0);
-    }
-    const rl = limits.restLocal;
-    const rest = new Quaternion(rl[4 * j], rl[4 * j + 1], rl[4 * j + 2], rl[4 * j + 3]);
-    nodes[j]!.rotationQuaternion = rest.multiply(new Quaternion(delta[0], delta[1], delta[2], delta[3]));
-  }
-  return () => r.arms.flat().forEach((j, k) => nodes[j]!.rotationQuaternion!.copyFrom(saved[k]));
-}
-
 async function setUp(): Promise<Rigged> {
   const loaded = await loadCharacter(mannequin);
   for (const g of loaded.scene.animationGroups) g.stop();
@@ -166,7 +142,7 @@ async function runCase(seed: number): Promise<string[]> {
       grip.target = kind === "nothing" ? null : target;
       if (kind === "reachable") {
         // Both hands can hold the object: their poses on random arms within limits, the object between them.
-        const undo = randomArms(r, rnd, 0.9);
+        const undo = randomArms(r.ik, r.arms.flat(), rnd, 0.9);
         const hands = r.arms.map((js) => worldPose(r.ik, js[2]));
         undo();
         target.position.copyFrom(hands[0].position.add(hands[1].position).scale(0.5));

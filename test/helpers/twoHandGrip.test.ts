@@ -4,7 +4,6 @@ import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { FabrikBehavior } from "../../plugin/babylon/fabrikBehavior.js";
 import { TwoHandGrip } from "../../plugin/helpers/twoHandGrip.js";
-import { projectRotation } from "../../plugin/solver/jointLimitProjection.js";
 import {
   OWN_CHARACTERS,
   characterNamed,
@@ -13,6 +12,7 @@ import {
   type Loaded,
 } from "../babylon/characters.js";
 import { attach, limitViolation, random } from "../babylon/fabrikHarness.js";
+import { randomArms } from "./randomArms.js";
 
 const mannequin = OWN_CHARACTERS.find((c) => c.folder === "mannequin")!;
 
@@ -114,36 +114,6 @@ function frame(r: Rigged, grip: TwoHandGrip, grips: { position: Vector3; rotatio
 }
 
 /**
- * Puts random limit-respecting rotations on both arms (upper arm, forearm, hand); returns what to undo.
- * Each is a random rotation projected onto the joint's limits, then brought `inside` of the way back toward
- * rest (1: on the limits' boundary, where projection puts most of them).
- */
-function randomArms(r: Rigged, rnd: () => number, inside: number): () => void {
-  const limits = r.ik.limits!;
-  const nodes = r.ik.rig!.nodes;
-  const saved = r.arms.flat().map((j) => nodes[j]!.rotationQuaternion!.clone());
-  const scratch = new Float64Array(16);
-  for (const j of r.arms.flat()) {
-    const axis = new Vector3(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5).normalize();
-    const q = Quaternion.RotationAxis(axis, rnd() * 2.5);
-    const delta = Float64Array.of(q.x, q.y, q.z, q.w);
-    projectRotation(limits, j, delta, 0, scratch, 0);
-    const half = Math.acos(Math.min(1, Math.abs(delta[3])));
-    if (half > 0) {
-      const f = (Math.sin(half * inside) / Math.sin(half)) * Math.sign(delta[3] || 1);
-      for (let i = 0; i < 3; i++) delta[i] *= f;
-      delta[3] = Math.cos(half * inside);
-      // Back toward rest can leave a range that does not hold rest (an elbow that never straightens).
-      projectRotation(limits, j, delta, 0, scratch, 0);
-    }
-    const rl = limits.restLocal;
-    const rest = new Quaternion(rl[4 * j], rl[4 * j + 1], rl[4 * j + 2], rl[4 * j + 3]);
-    nodes[j]!.rotationQuaternion = rest.multiply(new Quaternion(delta[0], delta[1], delta[2], delta[3]));
-  }
-  return () => r.arms.flat().forEach((j, k) => nodes[j]!.rotationQuaternion!.copyFrom(saved[k]));
-}
-
-/**
  * Object poses both hands can hold: random limit-respecting arm poses, their hands' world poses by forward
  * kinematics, and a rigid object between them (at the hands' midpoint, turned at random). Returns the
  * measured frames.
@@ -158,7 +128,7 @@ function reachablePoses(r: Rigged, count: number, seed: number, inside = 0.9): M
   const grip = new TwoHandGrip(r.ik, { object, target, left: grips[0], right: grips[1] });
   const out: Measured[] = [];
   for (let k = 0; k < count; k++) {
-    const undo = randomArms(r, rnd, inside);
+    const undo = randomArms(r.ik, r.arms.flat(), rnd, inside);
     const hands = r.arms.map((js) => worldPose(r.ik, js[2]));
     undo();
     const p = hands[0].position.add(hands[1].position).scale(0.5);
