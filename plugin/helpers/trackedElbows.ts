@@ -31,15 +31,14 @@ const SCRATCH = 30;
 const SURE_OFFSET = 0.5;
 /**
  * Time constant (seconds) of an elbow's swivel following the preferred one: half the way in a frame at 60 fps.
- * Turned all the way each frame, the elbow follows every wobble of the hand's rotation (the robot's wave
- * jerked 16 % more than without the swivel model; half-way, 4 %).
+ * Turned all the way each frame, the elbow follows every wobble of the hand's rotation, and the arm jerks.
  */
 const ELBOW_TIME = 1 / 60 / Math.LN2;
 
 /**
  * The fastest an elbow swivels (radians a second): a hand's rotation that swings the preferred side round
  * quickly (a dance, a run's arm swing, a hand passing along the arm) made successive solves start far apart,
- * costing iterations and jerking (the robot's dance and run: 8.5 iterations a solve instead of 5).
+ * costing iterations and jerking.
  */
 const SWIVEL_SPEED = 6;
 

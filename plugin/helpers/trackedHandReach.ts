@@ -5,10 +5,10 @@ import { HAND_TARGET } from "./trackedSlots.js";
 /**
  * The furthest a hand target is asked to lie from where its chain's base last stood, in chain lengths. An
  * arm chain that starts at the collarbone, pulled straight between a target far out of reach and a head chain
- * that shares its chest, settles on a different pose each frame (hands 3 m apart with the head upside down:
- * the head jumped 36 cm between frames). A target a little out of reach still pulls the chest toward it, by
- * up to a tenth of the arm a frame, so a far reach is followed over a few frames (kept within reach, 0.99,
- * the robot's fall in its Death clip ended 108 cm off instead of 94: the chest never followed the hands).
+ * that shares its chest, settles on a different pose each frame (hands far apart with the head upside down:
+ * the head jumped between frames). A target a little out of reach still pulls the chest toward it, by up to a
+ * tenth of the arm a frame, so a far reach is followed over a few frames (a target kept within reach never
+ * pulls: in a fall the chest did not follow the hands).
  */
 const HAND_SPAN = 1.1;
 

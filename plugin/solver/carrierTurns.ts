@@ -38,8 +38,8 @@ const P = 12;
 const S = 16;
 
 /**
- * The turn tried, in radians: on the walks where a humanoid's chest and neck had settled on the wrong side,
- * 0.2 often led back to the same minimum, 0.3 out of it.
+ * The turn tried, in radians: large enough to take a humanoid's chest and neck, settled on the wrong side,
+ * out of that minimum (a smaller turn often led back to it), small enough to stay near the pose.
  */
 const TURN = 0.3;
 /** Damped steps after each turn (a start that leads to the answer reaches it in a few). */

@@ -1,6 +1,7 @@
 import { copyOnLimit, copyPose } from "./componentPose.js";
 import { clampBends, growUnknowns, placeUnknowns, readUnknowns, unknowns } from "./continuumUnknowns.js";
 import { solveDamped } from "./dampedLeastSquares.js";
+import { damped, growDampedScratch } from "./dampedScratch.js";
 import type { SolvePlan } from "./plan.js";
 
 /*
@@ -29,18 +30,14 @@ const NEXT_AT = 1;
 const DAMPING_AT = 2;
 const START_AT = 3;
 
-/** The steps' scratch, grown to the largest rig seen (never allocated per solve after). */
+/**
+ * The steps' own scratch, grown to the largest rig seen (never allocated per solve after). The Jacobian, the
+ * normal matrix, the residuals (then the damped solve's y: the step is Jᵀ y) and the pose a round started from
+ * (put back when it found nothing better) are the damped steps' (dampedScratch.ts): the two never run at once.
+ */
 const steps = {
-  /** The pose a round started from, with its on-limit flags, put back when the round found nothing better. */
-  savedPositions: new Float64Array(0),
-  savedOrientations: new Float64Array(0),
-  savedOnLimit: new Uint8Array(0),
   /** The unknowns of the last kept step. */
   kept: new Float64Array(0),
-  jacobian: new Float64Array(0),
-  normal: new Float64Array(0),
-  /** The weighted residuals, then the damped solve's y (the step is Jᵀ y). */
-  rhs: new Float64Array(0),
   /** The step Jᵀ y, one a column. */
   step: new Float64Array(0),
   /** Per effector row: its position at the current unknowns. */
@@ -50,23 +47,13 @@ const steps = {
 
 function grow(plan: SolvePlan, rows: number): void {
   growUnknowns(plan);
-  const n = plan.rig.jointCount;
   const cols = unknowns.params.length;
-  if (steps.savedPositions.length < 3 * n) {
-    steps.savedPositions = new Float64Array(3 * n);
-    steps.savedOrientations = new Float64Array(4 * n);
-    steps.savedOnLimit = new Uint8Array(n);
-  }
+  growDampedScratch(plan, rows, cols);
   if (steps.kept.length < cols) {
     steps.kept = new Float64Array(cols);
     steps.step = new Float64Array(cols);
   }
-  if (steps.jacobian.length < rows * cols) steps.jacobian = new Float64Array(rows * cols);
-  if (steps.normal.length < rows * rows) steps.normal = new Float64Array(rows * rows);
-  if (steps.rhs.length < rows) {
-    steps.rhs = new Float64Array(rows);
-    steps.at = new Float64Array(rows);
-  }
+  if (steps.at.length < rows) steps.at = new Float64Array(rows);
 }
 
 /**
@@ -91,8 +78,8 @@ export function arcSteps(
   for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++)
     reach += boneLength[plan.activeJoints[k]];
   if (!(reach > 0)) return 0;
-  copyPose(plan, c, positions, orientations, steps.savedPositions, steps.savedOrientations);
-  copyOnLimit(plan, c, plan.report.onLimit, steps.savedOnLimit);
+  copyPose(plan, c, positions, orientations, damped.savedPositions, damped.savedOrientations);
+  copyOnLimit(plan, c, plan.report.onLimit, damped.savedOnLimit);
   const { kept, numbers } = steps;
   const params = unknowns.params;
   numbers[DAMPING_AT] = START_DAMPING * reach;
@@ -105,14 +92,14 @@ export function arcSteps(
     if (reached(plan, c, positions, targets)) break;
     taken++;
     fillJacobian(plan, c, positions, orientations, cols);
-    if (!solveDamped(steps.jacobian, steps.normal, steps.rhs, rows, cols, numbers, DAMPING_AT)) break;
+    if (!solveDamped(damped.jacobian, damped.normal, damped.rhs, rows, cols, numbers, DAMPING_AT)) break;
     stepFromSolve(rows, cols);
     // A section on its bend limit that the step would take past it slides along the limit instead: the
     // step is solved again with its bend held (only its side turns). Steps merely cut back onto the limit
     // crawl as the passes do (docs/continuum.md).
     if (holdBends(plan, rows, cols)) {
       errorAt(plan, c, positions, targets, ERROR_AT, true);
-      if (!solveDamped(steps.jacobian, steps.normal, steps.rhs, rows, cols, numbers, DAMPING_AT)) break;
+      if (!solveDamped(damped.jacobian, damped.normal, damped.rhs, rows, cols, numbers, DAMPING_AT)) break;
       stepFromSolve(rows, cols);
     }
     for (let i = 0; i < cols; i++) {
@@ -134,8 +121,8 @@ export function arcSteps(
     }
   }
   if (!(numbers[ERROR_AT] < numbers[START_AT])) {
-    copyPose(plan, c, steps.savedPositions, steps.savedOrientations, positions, orientations);
-    copyOnLimit(plan, c, steps.savedOnLimit, plan.report.onLimit);
+    copyPose(plan, c, damped.savedPositions, damped.savedOrientations, positions, orientations);
+    copyOnLimit(plan, c, damped.savedOnLimit, plan.report.onLimit);
   }
   return taken;
 }
@@ -179,7 +166,7 @@ function errorAt(
       const r = w * (targets[3 * e + i] - positions[j3 + i]);
       sum += r * r;
       if (record) {
-        steps.rhs[row + i] = r;
+        damped.rhs[row + i] = r;
         steps.at[row + i] = positions[j3 + i];
       }
     }
@@ -197,7 +184,8 @@ function fillJacobian(
 ): void {
   const { componentEffectors, effectorJoints, effectorWeights } = plan;
   const first = plan.componentEffectorStart[c];
-  const { jacobian, at } = steps;
+  const { jacobian } = damped;
+  const at = steps.at;
   const params = unknowns.params;
   for (let col = 0; col < cols; col++) {
     params[col] += DIFFERENCE;
@@ -218,7 +206,8 @@ function fillJacobian(
 
 /** The step Jᵀ y, from the damped solve's y in rhs. */
 function stepFromSolve(rows: number, cols: number): void {
-  const { jacobian, rhs, step } = steps;
+  const { jacobian, rhs } = damped;
+  const step = steps.step;
   for (let i = 0; i < cols; i++) {
     let s = 0;
     for (let r = 0; r < rows; r++) s += jacobian[r * cols + i] * rhs[r];
@@ -234,7 +223,8 @@ function stepFromSolve(rows: number, cols: number): void {
 function holdBends(plan: SolvePlan, rows: number, cols: number): boolean {
   const { count, maxBend } = plan.continuum;
   const { sectionColumn, params } = unknowns;
-  const { jacobian, step } = steps;
+  const jacobian = damped.jacobian;
+  const step = steps.step;
   let held = false;
   for (let s = 0; s < count; s++) {
     const col = sectionColumn[s];

@@ -7,7 +7,7 @@ import { quatConjugateMultiply, quatMultiply, quatNormalize, quatRotate } from "
  * The last joint of a chain to a position-only effector turns its bone onto the effector; its twist about that
  * bone moves no effector, so the target does not decide it. The passes leave it wherever their turns add up
  * to: each turn of the bone is the least that aims it, but many of them in a row twist it (a thigh, its knee
- * on a target, pressed against its swing limit, rolled 17° in one frame, the shin and foot swinging with it).
+ * on a target, pressed against its swing limit, rolled in one frame, the shin and foot swinging with it).
  * Solved from last frame's answer, such a joint keeps the twist it came in with: only the swing of its turn
  * is kept, which aims the bone exactly where the passes did.
  */
