@@ -1,3 +1,4 @@
+import type { AbstractMesh } from "@babylonjs/core/Meshes/abstractMesh.js";
 import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import type { Observer } from "@babylonjs/core/Misc/observable.js";
 import {
@@ -9,9 +10,10 @@ import {
   type FabrikSolvedEvent,
   type SkeletonRig,
 } from "../babylon/index.js";
-import { quatConjugateMultiply, transformDirection, transformPoint } from "../rig/index.js";
+import { transformDirection, transformPoint } from "../rig/index.js";
 import { FabrikError } from "../solver/index.js";
 import { attachedRig } from "./attached.js";
+import { defaultGround } from "./footPlacementOptions.js";
 import { createModelTarget } from "./modelTarget.js";
 import { TrackedBodyRig } from "./trackedBodyRig.js";
 import {
@@ -21,10 +23,19 @@ import {
 } from "./trackedBodyOptions.js";
 import { TrackedCalibration } from "./trackedCalibration.js";
 import { TrackedElbows } from "./trackedElbows.js";
+import { TrackedGround } from "./trackedGround.js";
 import { TrackedHandReach } from "./trackedHandReach.js";
 import { blendHandsHeading } from "./trackedHandsHeading.js";
-import { headHeading, headingTurn, lowerForLegs, placeHips, raiseForHead, turnHips } from "./trackedHips.js";
-import { slerp4, turnAbout, unit3 } from "./trackedMath.js";
+import {
+  headHeading,
+  headingTurn,
+  lowerForLegs,
+  placeHips,
+  raiseForHead,
+  turnHips,
+  writeHips,
+} from "./trackedHips.js";
+import { turnAbout, unit3 } from "./trackedMath.js";
 import { TrackedPoint, type TrackedPointName } from "./trackedPoint.js";
 import {
   A,
@@ -39,9 +50,7 @@ import {
   HEADING,
   HIPS_FREE,
   HIPS_POS,
-  HIPS_ROT,
   HIPS_TRACKER,
-  Q1,
   SLOTS,
   SUPPORT,
   VALID,
@@ -103,11 +112,14 @@ export class TrackedBody {
   readonly settings: TrackedBodySettings;
   /** What the body measured of its avatar. */
   readonly body: TrackedBodyRig;
+  /** Which meshes are ground (the `ground` option), changeable at run time. */
+  ground: (mesh: AbstractMesh) => boolean;
 
   private readonly _rig: SkeletonRig;
   private readonly _points: readonly TrackedPoint[];
   private readonly _v = new Float64Array(SLOTS);
   private readonly _steps: TrackedSteps;
+  private readonly _ground: TrackedGround;
   private readonly _warm: TrackedWarmStart;
   private readonly _elbows: TrackedElbows;
   private readonly _reach: TrackedHandReach;
@@ -137,8 +149,10 @@ export class TrackedBody {
     this._rig = rig;
     this.body = body;
     this._points = [this.head, this.leftHand, this.rightHand, this.hips, this.leftFoot, this.rightFoot];
-    this._steps = new TrackedSteps(body);
     const node = behavior.attachedNode!;
+    this.ground = options.ground ?? defaultGround(rig.meshes, node);
+    this._ground = new TrackedGround(node.getScene(), body, () => this.ground);
+    this._steps = new TrackedSteps(body, this._ground);
     this._calibration = new TrackedCalibration(node, body, behavior.modelToWorld!);
     const scene = node.getScene();
     const names = ["head", "left hand", "right hand", "left foot", "right foot"];
@@ -274,10 +288,13 @@ export class TrackedBody {
       this._steps.support(v, SUPPORT, v);
       placeHips(v, body, this.settings);
       this._hipsTracker();
+      this._ground.begin(frame);
       this._steps.update(v, this.settings);
       for (let i = 0; i < 2; i++) {
         this._steps.read(i, v, C);
         footTarget(v, body, i);
+        this._steps.readNormal(i, v, A);
+        this._ground.tilt(v, FOOT_TARGET + 7 * i + 3, v, A);
         if (v[VALID + 4 + i] === 1 && v[APPLIED + 4 + i] > 0) trackedFoot(v, body, i);
       }
       lowerForLegs(v, body, FOOT_TARGET, this._airborne);
@@ -294,7 +311,7 @@ export class TrackedBody {
       if (wBody > 0) {
         v[BODY_WEIGHT] = wBody * k;
         bendKnees(frame, v, this.body, this._rig.parents);
-        this._writeHips(frame);
+        writeHips(frame, v, this.body.hips, this._rig.parents[this.body.hips]);
       }
       for (let i = 0; i < 2; i++) {
         this._write(3 + i, FOOT_TARGET + 7 * i);
@@ -355,26 +372,6 @@ export class TrackedBody {
     v[HIPS_FREE] = w > 0 ? 1 - w : 1;
     if (!(w > 0)) return;
     for (let k = 0; k < 3; k++) v[HIPS_POS + k] += (v[HIPS_TRACKER + k] - v[HIPS_POS + k]) * w;
-  }
-
-  /** The hips' place and orientation into the frame's pose, blended from the animation's by `v[BODY_WEIGHT]`. */
-  private _writeHips(frame: FabrikFrame): void {
-    const v = this._v;
-    const w = v[BODY_WEIGHT];
-    const hips = this.body.hips;
-    const parent = this._rig.parents[hips];
-    const p = frame.positions,
-      o = frame.orientations;
-    for (let k = 0; k < 3; k++) {
-      v[A + k] =
-        p[3 * hips + k] + (v[HIPS_POS + k] - p[3 * hips + k]) * w - (parent >= 0 ? p[3 * parent + k] : 0);
-    }
-    if (!frame.toJointSpace(parent, v, A)) return;
-    frame.setLocalPosition(hips, v, A);
-    for (let k = 0; k < 4; k++) v[Q1 + k] = o[4 * hips + k];
-    slerp4(v, Q1, v, Q1, HIPS_ROT, v, BODY_WEIGHT);
-    if (parent >= 0) quatConjugateMultiply(v, Q1, o, 4 * parent, v, Q1);
-    frame.setLocalRotation(hips, v, Q1);
   }
 
   /** Writes target `t`'s place and rotation from `v[o..o+6]`. */

@@ -1,12 +1,21 @@
-import { quatAxisAngle, quatMultiply, quatMultiplyConjugate, quatRotate } from "../rig/index.js";
+import type { FabrikFrame } from "../babylon/index.js";
+import {
+  quatAxisAngle,
+  quatConjugateMultiply,
+  quatMultiply,
+  quatMultiplyConjugate,
+  quatRotate,
+} from "../rig/index.js";
 import type { TrackedBodyRig } from "./trackedBodyRig.js";
 import type { TrackedBodySettings } from "./trackedBodyOptions.js";
-import { cross3, frameQuaternion, removeAlong, unit3 } from "./trackedMath.js";
+import { cross3, frameQuaternion, removeAlong, slerp4, unit3 } from "./trackedMath.js";
 import {
   A,
   B,
+  BODY_WEIGHT,
   C,
   FRAME_SCRATCH,
+  GROUND_LEVEL,
   HEAD,
   HEAD_HEADING,
   HEADING,
@@ -69,7 +78,7 @@ export function headingTurn(v: Float64Array, body: TrackedBodyRig): void {
  * The hips' place `v[HIPS_POS]` from the head `v[HEAD]` and the feet's midpoint `v[SUPPORT]`: horizontally,
  * over the feet as they stand at rest, moved by `hipsFollow` of the head's own offset from there (the spine
  * leans over the rest); vertically, a spine's length below the head along the lean, never above standing
- * height nor below a deep squat. `v[LEAN]` and `v[LEAN_DIR]` say how far and which way the spine leans.
+ * height nor below a deep squat (above the ground under the feet, `v[GROUND_LEVEL]`). `v[LEAN]` and `v[LEAN_DIR]` say how far and which way the spine leans.
  * `headingTurn` ran first.
  */
 export function placeHips(v: Float64Array, body: TrackedBodyRig, settings: TrackedBodySettings): void {
@@ -110,8 +119,9 @@ export function placeHips(v: Float64Array, body: TrackedBodyRig, settings: Track
   if (!unit3(v, LEAN_DIR)) v[LEAN_DIR] = v[LEAN_DIR + 1] = v[LEAN_DIR + 2] = 0;
   v[LEAN] = lean;
   let height = headHeight - (hf[1] / body.spineLength) * spine * Math.cos(lean);
-  const highest = body.standHips,
-    lowest = body.standHips * LOWEST_HIPS;
+  // Standing height and a deep squat above the ground the feet stand on.
+  const highest = body.standHips + v[GROUND_LEVEL],
+    lowest = body.standHips * LOWEST_HIPS + v[GROUND_LEVEL];
   height = height > highest ? highest : height < lowest ? lowest : height;
   if (!Number.isFinite(height)) height = highest;
   for (let k = 0; k < 3; k++) v[HIPS_POS + k] += height * up[3 + k];
@@ -198,7 +208,7 @@ export function lowerForLegs(
   }
   if (drop > MOST_LEG_DROP * body.legLength) drop = MOST_LEG_DROP * body.legLength;
   const height = v[HIPS_POS] * up[3] + v[HIPS_POS + 1] * up[4] + v[HIPS_POS + 2] * up[5];
-  const most = height - body.standHips * LOWEST_HIPS;
+  const most = height - body.standHips * LOWEST_HIPS - v[GROUND_LEVEL];
   if (drop > most) drop = most > 0 ? most : 0;
   for (let k = 0; k < 3; k++) v[HIPS_POS + k] -= drop * up[3 + k];
 }
@@ -246,4 +256,24 @@ export function raiseForHead(
   }
   rise *= v[HIPS_FREE];
   if (rise > 0) for (let k = 0; k < 3; k++) v[HIPS_POS + k] += rise * up[3 + k];
+}
+
+/**
+ * The hips' place `v[HIPS_POS]` and orientation `v[HIPS_ROT]` into the frame's pose, blended from the
+ * animation's by `v[BODY_WEIGHT]` (`hips` the joint, `parent` its parent or -1).
+ */
+export function writeHips(frame: FabrikFrame, v: Float64Array, hips: number, parent: number): void {
+  const w = v[BODY_WEIGHT];
+  const p = frame.positions,
+    o = frame.orientations;
+  for (let k = 0; k < 3; k++) {
+    v[A + k] =
+      p[3 * hips + k] + (v[HIPS_POS + k] - p[3 * hips + k]) * w - (parent >= 0 ? p[3 * parent + k] : 0);
+  }
+  if (!frame.toJointSpace(parent, v, A)) return;
+  frame.setLocalPosition(hips, v, A);
+  for (let k = 0; k < 4; k++) v[Q1 + k] = o[4 * hips + k];
+  slerp4(v, Q1, v, Q1, HIPS_ROT, v, BODY_WEIGHT);
+  if (parent >= 0) quatConjugateMultiply(v, Q1, o, 4 * parent, v, Q1);
+  frame.setLocalRotation(hips, v, Q1);
 }

@@ -1,0 +1,146 @@
+import { Ray } from "@babylonjs/core/Culling/ray.js";
+import { Vector3 } from "@babylonjs/core/Maths/math.vector.js";
+import type { AbstractMesh } from "@babylonjs/core/Meshes/abstractMesh.js";
+import type { Scene } from "@babylonjs/core/scene.js";
+import { vectorFromArray, type FabrikFrame } from "../babylon/index.js";
+import { quatFromUnitVectors, quatMultiply, transformDirection, transformPoint } from "../rig/index.js";
+import { pickGround } from "./groundProbe.js";
+import type { TrackedBodyRig } from "./trackedBodyRig.js";
+import type { TrackedBodySettings } from "./trackedBodyOptions.js";
+import { unit3 } from "./trackedMath.js";
+
+/* Scratch slots (world unless said otherwise). */
+const UP = 0; // the body's up, model space
+const TOP = 3;
+const BOTTOM = 6;
+const DIR = 9;
+const HIT = 12;
+const NORMAL = 15;
+const DELTA = 18; // a quaternion
+const SCRATCH = 22;
+
+/**
+ * The ground under a tracked body's feet: a ray cast down through a spot finds the ground meshes (the same
+ * cast as FootPlacement's), and gives back the ground's point and normal in model space. A ground is kept as
+ * 6 numbers (a point on it, then its normal, unit and facing up), a plane the foot lands on: a spot a little
+ * off the one cast is placed on the same plane, so a step's target can move a little without a new cast.
+ */
+export class TrackedGround {
+  private readonly _ray = new Ray(new Vector3(), new Vector3(0, -1, 0), 1);
+  private readonly _predicate: (mesh: AbstractMesh) => boolean;
+  private readonly _w = new Float64Array(SCRATCH);
+  private _toWorld: Float64Array | null = null;
+  private _toModel: Float64Array | null = null;
+  /** Rays cast since the start (a count for tests and tools). */
+  casts = 0;
+
+  constructor(
+    private readonly _scene: Scene,
+    body: TrackedBodyRig,
+    ground: () => (mesh: AbstractMesh) => boolean,
+  ) {
+    this._predicate = (mesh) => ground()(mesh);
+    for (let k = 0; k < 3; k++) this._w[UP + k] = body.frame[3 + k];
+  }
+
+  /** The frame's model-to-world and back (the casts of this frame use them). */
+  begin(frame: FabrikFrame): void {
+    this._toWorld = frame.modelToWorld;
+    this._toModel = frame.worldToModel;
+  }
+
+  /**
+   * Casts down through the spot `s[at..at+2]` (model space; only where it is across the ground counts) from
+   * `level + above` to `level - below` along up (model units), into `s[out..out+5]` (a ground: point and
+   * normal, the normal turned at most `maxTilt` from up). With no ground mesh hit, or before the first frame,
+   * the plane through the model origin (the animation's ground). True on a hit.
+   */
+  cast(
+    s: Float64Array,
+    at: number,
+    level: number,
+    above: number,
+    below: number,
+    settings: TrackedBodySettings,
+    out: number,
+  ): boolean {
+    const w = this._w;
+    const toWorld = this._toWorld,
+      toModel = this._toModel;
+    const d = s[at] * w[UP] + s[at + 1] * w[UP + 1] + s[at + 2] * w[UP + 2];
+    let hit = false;
+    if (toWorld !== null && toModel !== null && above + below > 0) {
+      for (let k = 0; k < 3; k++) {
+        w[HIT + k] = s[at + k] + (level + above - d) * w[UP + k];
+        w[NORMAL + k] = s[at + k] + (level - below - d) * w[UP + k];
+      }
+      transformPoint(w, TOP, toWorld, w, HIT);
+      transformPoint(w, BOTTOM, toWorld, w, NORMAL);
+      for (let k = 0; k < 3; k++) w[DIR + k] = w[BOTTOM + k] - w[TOP + k];
+      const length = Math.sqrt(w[DIR] * w[DIR] + w[DIR + 1] * w[DIR + 1] + w[DIR + 2] * w[DIR + 2]);
+      if (unit3(w, DIR)) {
+        vectorFromArray(this._ray.origin, w, TOP);
+        vectorFromArray(this._ray.direction, w, DIR);
+        this._ray.length = length;
+        this.casts++;
+        hit = pickGround(this._scene, this._ray, this._predicate, w, HIT, w, NORMAL);
+      }
+    }
+    if (hit) {
+      transformPoint(s, out, toModel!, w, HIT);
+      transformDirection(s, out + 3, toModel!, w, NORMAL);
+      const up = s[out + 3] * w[UP] + s[out + 4] * w[UP + 1] + s[out + 5] * w[UP + 2];
+      if (!unit3(s, out + 3) || !(up > 0)) for (let k = 0; k < 3; k++) s[out + 3 + k] = w[UP + k];
+      limitTilt(s, out + 3, w, settings.maxTilt);
+      hit = Number.isFinite(s[out]) && Number.isFinite(s[out + 1]) && Number.isFinite(s[out + 2]);
+    }
+    if (!hit) {
+      for (let k = 0; k < 3; k++) {
+        s[out + k] = s[at + k] - d * w[UP + k];
+        s[out + 3 + k] = w[UP + k];
+      }
+    }
+    return hit;
+  }
+
+  /**
+   * Puts `s[p..p+2]` straight above the ground `s[g..g+5]`, `footHeight` above it measured square to the
+   * ground (so a tilted foot's sole rests on it: straight above, that is footHeight / cos(tilt)); the
+   * ground's height under it along up into `s[level]`.
+   */
+  land(s: Float64Array, p: number, g: number, footHeight: number, level: number): void {
+    const w = this._w;
+    const nu = s[g + 3] * w[UP] + s[g + 4] * w[UP + 1] + s[g + 5] * w[UP + 2];
+    const cos = nu > 0.1 ? nu : 0.1;
+    const off =
+      s[g + 3] * (s[p] - s[g]) + s[g + 4] * (s[p + 1] - s[g + 1]) + s[g + 5] * (s[p + 2] - s[g + 2]);
+    const t = -off / cos;
+    const lift = t + footHeight / cos;
+    for (let k = 0; k < 3; k++) s[p + k] += lift * w[UP + k];
+    s[level] = s[p] * w[UP] + s[p + 1] * w[UP + 1] + s[p + 2] * w[UP + 2] - footHeight / cos;
+  }
+
+  /**
+   * Tilts the rotation `v[q..q+3]` (model space) from up to the ground normal `n[no..no+2]`: the sole follows
+   * the slope, the foot's turn about up kept.
+   */
+  tilt(v: Float64Array, q: number, n: Float64Array, no: number): void {
+    const w = this._w;
+    quatFromUnitVectors(w, DELTA, w, UP, n, no);
+    quatMultiply(v, q, w, DELTA, v, q);
+  }
+}
+
+/** In place: the unit normal `s[o..o+2]` turned toward up `w[UP..]` until at most `maxTilt` from it. */
+function limitTilt(s: Float64Array, o: number, w: Float64Array, maxTilt: number): void {
+  const cosMost = Math.cos(Math.min(maxTilt, Math.PI / 2 - 1e-3));
+  const c = s[o] * w[UP] + s[o + 1] * w[UP + 1] + s[o + 2] * w[UP + 2];
+  if (c >= cosMost) return;
+  for (let k = 0; k < 3; k++) s[o + k] -= c * w[UP + k];
+  if (!unit3(s, o)) {
+    for (let k = 0; k < 3; k++) s[o + k] = w[UP + k];
+    return;
+  }
+  const sinMost = Math.sqrt(1 - cosMost * cosMost);
+  for (let k = 0; k < 3; k++) s[o + k] = s[o + k] * sinMost + cosMost * w[UP + k];
+}
