@@ -10,14 +10,15 @@ import type { TrackedBodySettings } from "./trackedBodyOptions.js";
 import { unit3 } from "./trackedMath.js";
 
 /* Scratch slots (world unless said otherwise). */
-const UP = 0; // the body's up, model space
+const UP = 0; // the body's up (model space): the heights the hips are placed by
 const TOP = 3;
 const BOTTOM = 6;
 const DIR = 9;
 const HIT = 12;
 const NORMAL = 15;
 const DELTA = 18; // a quaternion
-const SCRATCH = 22;
+const GROUND_UP = 22; // world up in model space: the animation's ground is square to it
+const SCRATCH = 25;
 
 /**
  * The ground under a tracked body's feet: a ray cast down through a spot finds the ground meshes (the same
@@ -40,13 +41,23 @@ export class TrackedGround {
     ground: () => (mesh: AbstractMesh) => boolean,
   ) {
     this._predicate = (mesh) => ground()(mesh);
-    for (let k = 0; k < 3; k++) this._w[UP + k] = body.frame[3 + k];
+    for (let k = 0; k < 3; k++) this._w[UP + k] = this._w[GROUND_UP + k] = body.frame[3 + k];
   }
 
-  /** The frame's model-to-world and back (the casts of this frame use them). */
+  /**
+   * The frame's model-to-world and back (the casts of this frame use them), and world up in model space:
+   * rays are cast down along it and a sole on level ground is as at rest. (The body's up, from its hips to
+   * its head, may lean a little: the mannequin's by 0.9°.)
+   */
   begin(frame: FabrikFrame): void {
+    const w = this._w,
+      w2m = frame.worldToModel;
     this._toWorld = frame.modelToWorld;
-    this._toModel = frame.worldToModel;
+    this._toModel = w2m;
+    w[GROUND_UP] = w2m[4];
+    w[GROUND_UP + 1] = w2m[5];
+    w[GROUND_UP + 2] = w2m[6];
+    if (!unit3(w, GROUND_UP)) for (let k = 0; k < 3; k++) w[GROUND_UP + k] = w[UP + k];
   }
 
   /**
@@ -67,12 +78,12 @@ export class TrackedGround {
     const w = this._w;
     const toWorld = this._toWorld,
       toModel = this._toModel;
-    const d = s[at] * w[UP] + s[at + 1] * w[UP + 1] + s[at + 2] * w[UP + 2];
+    const d = s[at] * w[GROUND_UP] + s[at + 1] * w[GROUND_UP + 1] + s[at + 2] * w[GROUND_UP + 2];
     let hit = false;
     if (toWorld !== null && toModel !== null && above + below > 0) {
       for (let k = 0; k < 3; k++) {
-        w[HIT + k] = s[at + k] + (level + above - d) * w[UP + k];
-        w[NORMAL + k] = s[at + k] + (level - below - d) * w[UP + k];
+        w[HIT + k] = s[at + k] + (level + above - d) * w[GROUND_UP + k];
+        w[NORMAL + k] = s[at + k] + (level - below - d) * w[GROUND_UP + k];
       }
       transformPoint(w, TOP, toWorld, w, HIT);
       transformPoint(w, BOTTOM, toWorld, w, NORMAL);
@@ -89,15 +100,15 @@ export class TrackedGround {
     if (hit) {
       transformPoint(s, out, toModel!, w, HIT);
       transformDirection(s, out + 3, toModel!, w, NORMAL);
-      const up = s[out + 3] * w[UP] + s[out + 4] * w[UP + 1] + s[out + 5] * w[UP + 2];
-      if (!unit3(s, out + 3) || !(up > 0)) for (let k = 0; k < 3; k++) s[out + 3 + k] = w[UP + k];
+      const up = s[out + 3] * w[GROUND_UP] + s[out + 4] * w[GROUND_UP + 1] + s[out + 5] * w[GROUND_UP + 2];
+      if (!unit3(s, out + 3) || !(up > 0)) for (let k = 0; k < 3; k++) s[out + 3 + k] = w[GROUND_UP + k];
       limitTilt(s, out + 3, w, settings.maxTilt);
       hit = Number.isFinite(s[out]) && Number.isFinite(s[out + 1]) && Number.isFinite(s[out + 2]);
     }
     if (!hit) {
       for (let k = 0; k < 3; k++) {
-        s[out + k] = s[at + k] - d * w[UP + k];
-        s[out + 3 + k] = w[UP + k];
+        s[out + k] = s[at + k] - d * w[GROUND_UP + k];
+        s[out + 3 + k] = w[GROUND_UP + k];
       }
     }
     return hit;
@@ -106,18 +117,27 @@ export class TrackedGround {
   /**
    * Puts `s[p..p+2]` straight above the ground `s[g..g+5]`, `footHeight` above it measured square to the
    * ground (so a tilted foot's sole rests on it: straight above, that is footHeight / cos(tilt)); the
-   * ground's height under it along up into `s[level]`.
+   * ground's height under it along the body's up into `s[level]`.
    */
   land(s: Float64Array, p: number, g: number, footHeight: number, level: number): void {
     const w = this._w;
-    const nu = s[g + 3] * w[UP] + s[g + 4] * w[UP + 1] + s[g + 5] * w[UP + 2];
+    const nu = s[g + 3] * w[GROUND_UP] + s[g + 4] * w[GROUND_UP + 1] + s[g + 5] * w[GROUND_UP + 2];
     const cos = nu > 0.1 ? nu : 0.1;
     const off =
       s[g + 3] * (s[p] - s[g]) + s[g + 4] * (s[p + 1] - s[g + 1]) + s[g + 5] * (s[p + 2] - s[g + 2]);
     const t = -off / cos;
     const lift = t + footHeight / cos;
-    for (let k = 0; k < 3; k++) s[p + k] += lift * w[UP + k];
+    for (let k = 0; k < 3; k++) s[p + k] += lift * w[GROUND_UP + k];
     s[level] = s[p] * w[UP] + s[p + 1] * w[UP + 1] + s[p + 2] * w[UP + 2] - footHeight / cos;
+  }
+
+  /** How far the point `s[t..t+2]` stands above the ground `s[g..g+5]`, straight up, into `s[out]`. */
+  above(s: Float64Array, g: number, t: number, out: number): void {
+    const w = this._w;
+    const nu = s[g + 3] * w[GROUND_UP] + s[g + 4] * w[GROUND_UP + 1] + s[g + 5] * w[GROUND_UP + 2];
+    const off =
+      s[g + 3] * (s[t] - s[g]) + s[g + 4] * (s[t + 1] - s[g + 1]) + s[g + 5] * (s[t + 2] - s[g + 2]);
+    s[out] = off / (nu > 0.1 ? nu : 0.1);
   }
 
   /**
@@ -126,21 +146,21 @@ export class TrackedGround {
    */
   tilt(v: Float64Array, q: number, n: Float64Array, no: number): void {
     const w = this._w;
-    quatFromUnitVectors(w, DELTA, w, UP, n, no);
+    quatFromUnitVectors(w, DELTA, w, GROUND_UP, n, no);
     quatMultiply(v, q, w, DELTA, v, q);
   }
 }
 
-/** In place: the unit normal `s[o..o+2]` turned toward up `w[UP..]` until at most `maxTilt` from it. */
+/** In place: the unit normal `s[o..o+2]` turned toward world up `w[GROUND_UP..]` until at most `maxTilt` from it. */
 function limitTilt(s: Float64Array, o: number, w: Float64Array, maxTilt: number): void {
   const cosMost = Math.cos(Math.min(maxTilt, Math.PI / 2 - 1e-3));
-  const c = s[o] * w[UP] + s[o + 1] * w[UP + 1] + s[o + 2] * w[UP + 2];
+  const c = s[o] * w[GROUND_UP] + s[o + 1] * w[GROUND_UP + 1] + s[o + 2] * w[GROUND_UP + 2];
   if (c >= cosMost) return;
-  for (let k = 0; k < 3; k++) s[o + k] -= c * w[UP + k];
+  for (let k = 0; k < 3; k++) s[o + k] -= c * w[GROUND_UP + k];
   if (!unit3(s, o)) {
-    for (let k = 0; k < 3; k++) s[o + k] = w[UP + k];
+    for (let k = 0; k < 3; k++) s[o + k] = w[GROUND_UP + k];
     return;
   }
   const sinMost = Math.sqrt(1 - cosMost * cosMost);
-  for (let k = 0; k < 3; k++) s[o + k] = s[o + k] * sinMost + cosMost * w[UP + k];
+  for (let k = 0; k < 3; k++) s[o + k] = s[o + k] * sinMost + cosMost * w[GROUND_UP + k];
 }

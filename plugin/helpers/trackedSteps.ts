@@ -23,7 +23,8 @@ const FROM_LEVEL = 35;
 const TO_LEVEL = 36;
 const NORMAL = 37; // the ground's normal the sole is turned to
 const FROM_NORMAL = 40;
-const FOOT_SIZE = 43;
+const SHIFT = 43; // how far the landing was moved off an edge
+const FOOT_SIZE = 46;
 /* Slots shared by both feet, after them. */
 const VELOCITY = 2 * FOOT_SIZE;
 const LAST_HIPS = VELOCITY + 3;
@@ -32,7 +33,10 @@ const TMP = UP + 3;
 /** The hips' ground speed, and a result slot (doubles returned from calls are boxed; slots are not). */
 const SPEED = TMP + 3;
 const RESULT = SPEED + 1;
-const STATE_SIZE = RESULT + 1;
+/** Where a landing foot's toes reach, and the ground there. */
+const TOE = RESULT + 1;
+const TOE_GROUND = TOE + 3;
+const STATE_SIZE = TOE_GROUND + 6;
 
 /** The hips' ground speed is smoothed over this many seconds before it times and aims the steps. */
 const SPEED_SMOOTHING = 0.1;
@@ -44,6 +48,11 @@ const LEAD = 1;
 const MOST_LEAD = 0.4;
 /** A step's target that moves this many leg lengths from where its ground was cast casts again. */
 const RECAST = 0.1;
+/**
+ * Ground under the toes higher than this many leg lengths above the ground under the ankle is a step's edge
+ * under the sole: the foot lands further on, on the step.
+ */
+const EDGE = 0.01;
 
 /**
  * The feet of a tracked body: planted where they stand until the hips move or turn too far from them, then
@@ -106,6 +115,8 @@ export class TrackedSteps {
         ? (s[POS + k] + s[FOOT_SIZE + POS + k]) / 2
         : v[HEAD + k] - f * v[HEADING + k] - l * v[LEFT + k];
     }
+    // The mean of the feet's: the higher foot's would lift the hips out of the lower leg's reach (a planted
+    // foot lifted off a slope).
     v[GROUND_LEVEL] = this._started ? (s[LEVEL] + s[FOOT_SIZE + LEVEL]) / 2 : 0;
   }
 
@@ -218,6 +229,7 @@ export class TrackedSteps {
       s[b + FROM + k] = s[b + POS + k];
       s[b + FROM_DIR + k] = s[b + DIR + k];
       s[b + FROM_NORMAL + k] = s[b + NORMAL + k];
+      s[b + SHIFT + k] = 0;
     }
     s[b + FROM_LEVEL] = s[b + LEVEL];
     s[b + DURATION] = duration;
@@ -237,7 +249,7 @@ export class TrackedSteps {
     const k0 =
       speed * lead > MOST_LEAD * this._body.legLength ? (MOST_LEAD * this._body.legLength) / speed : lead;
     for (let k = 0; k < 3; k++) {
-      s[b + TO + k] = s[b + WANT + k] + k0 * s[VELOCITY + k];
+      s[b + TO + k] = s[b + WANT + k] + k0 * s[VELOCITY + k] + s[b + SHIFT + k];
       s[b + TO_DIR + k] = v[HEADING + k];
     }
   }
@@ -249,18 +261,26 @@ export class TrackedSteps {
   private _cast(i: number, settings: TrackedBodySettings): void {
     const s = this._s,
       b = i * FOOT_SIZE,
-      leg = this._body.legLength;
-    this._ground.cast(
-      s,
-      b + TO,
-      s[b + FROM_LEVEL],
-      settings.maxStepUp * leg,
-      settings.maxStepDown * leg,
-      settings,
-      b + GROUND,
-    );
+      body = this._body,
+      leg = body.legLength;
+    const ground = this._ground,
+      level = s[b + FROM_LEVEL],
+      up = settings.maxStepUp * leg,
+      down = settings.maxStepDown * leg;
+    ground.cast(s, b + TO, level, up, down, settings, b + GROUND);
+    // The toes' ground higher than the ankle's: an edge under the sole (the toes would stand in the step).
+    for (let k = 0; k < 3; k++) s[TOE + k] = s[b + TO + k] + body.toeReach * s[b + TO_DIR + k];
+    ground.cast(s, TOE, level, up, down, settings, TOE_GROUND);
+    ground.above(s, b + GROUND, TOE_GROUND, RESULT);
+    if (s[RESULT] > EDGE * leg) {
+      for (let k = 0; k < 3; k++) {
+        s[b + SHIFT + k] += body.toeReach * s[b + TO_DIR + k];
+        s[b + TO + k] += body.toeReach * s[b + TO_DIR + k];
+      }
+      ground.cast(s, b + TO, level, up, down, settings, b + GROUND);
+    }
     for (let k = 0; k < 3; k++) s[b + CAST_AT + k] = s[b + TO + k];
-    this._ground.land(s, b + TO, b + GROUND, this._body.footHeight[i], b + TO_LEVEL);
+    ground.land(s, b + TO, b + GROUND, body.footHeight[i], b + TO_LEVEL);
   }
 
   /** Foot `i` moves `s[RESULT]` seconds further along its step. */
