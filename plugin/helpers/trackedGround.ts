@@ -18,7 +18,8 @@ const HIT = 12;
 const NORMAL = 15;
 const DELTA = 18; // a quaternion
 const GROUND_UP = 22; // world up in model space: the animation's ground is square to it
-const SCRATCH = 25;
+const LENGTH = 25;
+const SCRATCH = 26;
 
 /**
  * The ground under a tracked body's feet: a ray cast down through a spot finds the ground meshes (the same
@@ -34,14 +35,16 @@ export class TrackedGround {
   private _toModel: Float64Array | null = null;
   /** Rays cast since the start (a count for tests and tools). */
   casts = 0;
+  /** A dry run's stand-in for a hit, alternating so both outcomes' code runs every frame (see `cast`). */
+  private _dryHit = false;
 
   constructor(
     private readonly _scene: Scene,
-    body: TrackedBodyRig,
+    private readonly _body: TrackedBodyRig,
     ground: () => (mesh: AbstractMesh) => boolean,
   ) {
     this._predicate = (mesh) => ground()(mesh);
-    for (let k = 0; k < 3; k++) this._w[UP + k] = this._w[GROUND_UP + k] = body.frame[3 + k];
+    for (let k = 0; k < 3; k++) this._w[UP + k] = this._w[GROUND_UP + k] = _body.frame[3 + k];
   }
 
   /**
@@ -62,20 +65,27 @@ export class TrackedGround {
 
   /**
    * Casts down through the spot `s[at..at+2]` (model space; only where it is across the ground counts) from
-   * `level + above` to `level - below` along up (model units), into `s[out..out+5]` (a ground: point and
+   * `level + above` to `level - below` along up (model units; `s[range..range+2]` holds the three: numbers
+   * passed to a call V8 does not inline are boxed), into `s[out..out+5]` (a ground: point and
    * normal, the normal turned at most `maxTilt` from up). With no ground mesh hit, or before the first frame,
    * the plane through the model origin (the animation's ground). True on a hit.
+   *
+   * With `pick` false, a dry run: everything but the picking, on a made-up outcome, into scratch. Steps are
+   * rare; code that runs only then stays in V8's interpreter, which boxes every double it computes (an
+   * allocation each), so the steps run a dry cast every frame to keep this code compiled.
    */
   cast(
     s: Float64Array,
     at: number,
-    level: number,
-    above: number,
-    below: number,
+    range: number,
     settings: TrackedBodySettings,
     out: number,
+    pick: boolean,
   ): boolean {
     const w = this._w;
+    const level = s[range],
+      above = s[range + 1],
+      below = s[range + 2];
     const toWorld = this._toWorld,
       toModel = this._toModel;
     const d = s[at] * w[GROUND_UP] + s[at + 1] * w[GROUND_UP + 1] + s[at + 2] * w[GROUND_UP + 2];
@@ -90,11 +100,17 @@ export class TrackedGround {
       for (let k = 0; k < 3; k++) w[DIR + k] = w[BOTTOM + k] - w[TOP + k];
       const length = Math.sqrt(w[DIR] * w[DIR] + w[DIR + 1] * w[DIR + 1] + w[DIR + 2] * w[DIR + 2]);
       if (unit3(w, DIR)) {
-        vectorFromArray(this._ray.origin, w, TOP);
-        vectorFromArray(this._ray.direction, w, DIR);
-        this._ray.length = length;
-        this.casts++;
-        hit = pickGround(this._scene, this._ray, this._predicate, w, HIT, w, NORMAL);
+        w[LENGTH] = length;
+        if (pick) {
+          vectorFromArray(this._ray.origin, w, TOP);
+          vectorFromArray(this._ray.direction, w, DIR);
+          // Stored only when it changes: the ray's field holds a boxed number, a new one at each store.
+          if (Math.abs(this._ray.length - w[LENGTH]) > 1e-6 * w[LENGTH]) this._ray.length = w[LENGTH];
+          this.casts++;
+          hit = pickGround(this._scene, this._ray, this._predicate, w, HIT, w, NORMAL);
+        } else {
+          hit = this._dryHit = !this._dryHit;
+        }
       }
     }
     if (hit) {
@@ -115,12 +131,13 @@ export class TrackedGround {
   }
 
   /**
-   * Puts `s[p..p+2]` straight above the ground `s[g..g+5]`, `footHeight` above it measured square to the
-   * ground (so a tilted foot's sole rests on it: straight above, that is footHeight / cos(tilt)); the
-   * ground's height under it along the body's up into `s[level]`.
+   * Puts foot `i`'s place `s[p..p+2]` straight above the ground `s[g..g+5]`, the foot's rest height above it
+   * measured square to the ground (so a tilted foot's sole rests on it: straight above, that is height /
+   * cos(tilt)); the ground's height under it along the body's up into `s[level]`.
    */
-  land(s: Float64Array, p: number, g: number, footHeight: number, level: number): void {
+  land(s: Float64Array, p: number, g: number, i: number, level: number): void {
     const w = this._w;
+    const footHeight = this._body.footHeight[i];
     const nu = s[g + 3] * w[GROUND_UP] + s[g + 4] * w[GROUND_UP + 1] + s[g + 5] * w[GROUND_UP + 2];
     const cos = nu > 0.1 ? nu : 0.1;
     const off =

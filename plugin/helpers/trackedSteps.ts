@@ -26,7 +26,9 @@ const FROM_NORMAL = 40;
 const SHIFT = 43; // how far the landing was moved off an edge
 const FOOT_SIZE = 46;
 /* Slots shared by both feet, after them. */
-const VELOCITY = 2 * FOOT_SIZE;
+/** A third foot's slots for the dry casts (see `_cast`): written, never read. */
+const DRY = 2 * FOOT_SIZE;
+const VELOCITY = 3 * FOOT_SIZE;
 const LAST_HIPS = VELOCITY + 3;
 const UP = LAST_HIPS + 3;
 const TMP = UP + 3;
@@ -36,7 +38,9 @@ const RESULT = SPEED + 1;
 /** Where a landing foot's toes reach, and the ground there. */
 const TOE = RESULT + 1;
 const TOE_GROUND = TOE + 3;
-const STATE_SIZE = TOE_GROUND + 6;
+/** A cast's range: the ground's height it starts from, how far above and below it the ray reaches. */
+const RANGE = TOE_GROUND + 6;
+const STATE_SIZE = RANGE + 3;
 
 /** The hips' ground speed is smoothed over this many seconds before it times and aims the steps. */
 const SPEED_SMOOTHING = 0.1;
@@ -180,8 +184,9 @@ export class TrackedSteps {
     // Prepared every frame both feet stand (the foot that would step next), started only when one must: a
     // path run on every frame is compiled, a rare one runs in the interpreter, which boxes its doubles.
     this._prepare(best >= 0 ? best : 0, v, settings);
+    this._dryCast(settings);
     if (best >= 0) {
-      this._cast(best, settings);
+      this._cast(best * FOOT_SIZE, best, settings, true);
       s[best * FOOT_SIZE + STEPPING] = 1;
       this.steps++;
     }
@@ -189,28 +194,22 @@ export class TrackedSteps {
 
   private _plantAll(v: Float64Array, settings: TrackedBodySettings): void {
     const s = this._s;
-    const level = this._started ? (s[LEVEL] + s[FOOT_SIZE + LEVEL]) / 2 : 0;
     const leg = this._body.legLength;
+    s[RANGE] = this._started ? (s[LEVEL] + s[FOOT_SIZE + LEVEL]) / 2 : 0;
+    s[RANGE + 1] = settings.maxStepUp * leg;
+    s[RANGE + 2] = settings.maxStepDown * leg;
     for (let i = 0; i < 2; i++) {
       const b = i * FOOT_SIZE;
       for (let k = 0; k < 3; k++) {
         s[b + POS + k] = s[b + WANT + k];
         s[b + DIR + k] = v[HEADING + k];
       }
-      this._ground.cast(
-        s,
-        b + POS,
-        level,
-        settings.maxStepUp * leg,
-        settings.maxStepDown * leg,
-        settings,
-        b + GROUND,
-      );
+      this._ground.cast(s, b + POS, RANGE, settings, b + GROUND, true);
       for (let k = 0; k < 3; k++) {
         s[b + CAST_AT + k] = s[b + POS + k];
         s[b + NORMAL + k] = s[b + GROUND + 3 + k];
       }
-      this._ground.land(s, b + POS, b + GROUND, this._body.footHeight[i], b + LEVEL);
+      this._ground.land(s, b + POS, b + GROUND, i, b + LEVEL);
       s[b + TO_LEVEL] = s[b + LEVEL];
       s[b + STEPPING] = 0;
     }
@@ -258,29 +257,37 @@ export class TrackedSteps {
    * The ground under foot `i`'s landing `s[TO]`, cast from the height it lifts off at; `s[TO]` put on it. Run
    * when a step starts, and again when its target moved far from where it was cast.
    */
-  private _cast(i: number, settings: TrackedBodySettings): void {
+  private _cast(b: number, i: number, settings: TrackedBodySettings, pick: boolean): void {
     const s = this._s,
-      b = i * FOOT_SIZE,
       body = this._body,
       leg = body.legLength;
-    const ground = this._ground,
-      level = s[b + FROM_LEVEL],
-      up = settings.maxStepUp * leg,
-      down = settings.maxStepDown * leg;
-    ground.cast(s, b + TO, level, up, down, settings, b + GROUND);
+    const ground = this._ground;
+    s[RANGE] = s[b + FROM_LEVEL];
+    s[RANGE + 1] = settings.maxStepUp * leg;
+    s[RANGE + 2] = settings.maxStepDown * leg;
+    ground.cast(s, b + TO, RANGE, settings, b + GROUND, pick);
     // The toes' ground higher than the ankle's: an edge under the sole (the toes would stand in the step).
     for (let k = 0; k < 3; k++) s[TOE + k] = s[b + TO + k] + body.toeReach * s[b + TO_DIR + k];
-    ground.cast(s, TOE, level, up, down, settings, TOE_GROUND);
+    ground.cast(s, TOE, RANGE, settings, TOE_GROUND, pick);
     ground.above(s, b + GROUND, TOE_GROUND, RESULT);
-    if (s[RESULT] > EDGE * leg) {
-      for (let k = 0; k < 3; k++) {
-        s[b + SHIFT + k] += body.toeReach * s[b + TO_DIR + k];
-        s[b + TO + k] += body.toeReach * s[b + TO_DIR + k];
-      }
-      ground.cast(s, b + TO, level, up, down, settings, b + GROUND);
+    // The foot lands a foot's reach further on, on the step, cast there (branch-free: a dry run takes the
+    // same path).
+    const edge = s[RESULT] > EDGE * leg ? 1 : 0;
+    for (let k = 0; k < 3; k++) {
+      s[b + SHIFT + k] += edge * body.toeReach * s[b + TO_DIR + k];
+      s[b + TO + k] += edge * body.toeReach * s[b + TO_DIR + k];
     }
+    ground.cast(s, b + TO, RANGE, settings, TOE_GROUND, pick && edge === 1);
+    for (let k = 0; k < 6; k++) s[b + GROUND + k] += edge * (s[TOE_GROUND + k] - s[b + GROUND + k]);
     for (let k = 0; k < 3; k++) s[b + CAST_AT + k] = s[b + TO + k];
-    ground.land(s, b + TO, b + GROUND, body.footHeight[i], b + TO_LEVEL);
+    ground.land(s, b + TO, b + GROUND, i, b + TO_LEVEL);
+  }
+
+  /** A cast with everything but the picking, into the dry slots, every frame both feet stand (see `cast`). */
+  private _dryCast(settings: TrackedBodySettings): void {
+    const s = this._s;
+    s.copyWithin(DRY, 0, FOOT_SIZE);
+    this._cast(DRY, 0, settings, false);
   }
 
   /** Foot `i` moves `s[RESULT]` seconds further along its step. */
@@ -291,8 +298,8 @@ export class TrackedSteps {
     s[b + PHASE] = Math.min(1, s[b + PHASE] + (s[b + DURATION] > 0 ? dt / s[b + DURATION] : 1));
     this._aim(i, v);
     horizontal(s, b + TO, b + CAST_AT);
-    if (s[RESULT] > RECAST * this._body.legLength) this._cast(i, settings);
-    else this._ground.land(s, b + TO, b + GROUND, this._body.footHeight[i], b + TO_LEVEL);
+    if (s[RESULT] > RECAST * this._body.legLength) this._cast(b, i, settings, true);
+    else this._ground.land(s, b + TO, b + GROUND, i, b + TO_LEVEL);
     const t = s[b + PHASE];
     const e = t * t * (3 - 2 * t);
     // Up or down a step, the foot rises before it moves over the higher ground and leaves the higher ground
