@@ -195,8 +195,11 @@ export class TrackedSteps {
   private _plantAll(v: Float64Array, settings: TrackedBodySettings): void {
     const s = this._s;
     const leg = this._body.legLength;
-    s[RANGE] = this._started ? (s[LEVEL] + s[FOOT_SIZE + LEVEL]) / 2 : 0;
-    s[RANGE + 1] = settings.maxStepUp * leg;
+    // From the head down (at the start, after a teleport: the ground may be anywhere under it): the ground a
+    // standing head would be over, up to the head itself and maxStepDown below.
+    const head = v[HEAD] * s[UP] + v[HEAD + 1] * s[UP + 1] + v[HEAD + 2] * s[UP + 2];
+    s[RANGE + 1] = this._body.standHead;
+    s[RANGE] = head - s[RANGE + 1];
     s[RANGE + 2] = settings.maxStepDown * leg;
     for (let i = 0; i < 2; i++) {
       const b = i * FOOT_SIZE;

@@ -188,6 +188,27 @@ describe("TrackedBody on uneven ground (mannequin)", () => {
     notes.push(summary("down a 20° slope", down, scale));
   });
 
+  it("starting on a 30 cm box, then teleported 5 m onto a 1 m one: the feet stand on each at once", async () => {
+    rig = await TrackedRig.create();
+    const scene = rig.loaded.scene;
+    createStep(scene, "low", 0.3, -1, 1, -1, 1);
+    createStep(scene, "high", 1, -1, 1, 4, 6);
+    const j = rig.j;
+    const rest = rig.positions()[j.leftFoot].y;
+    // 30 frames: the trackers fade in over the first quarter second.
+    const onLow = rig.run(30, () => standingAt(0, 0.3));
+    const onHigh = rig.run(30, () => standingAt(5, 1));
+    const off = (m: Measured, top: number): number =>
+      Math.max(Math.abs(m.world[j.leftFoot].y - top - rest), Math.abs(m.world[j.rightFoot].y - top - rest));
+    expect(off(onLow, 0.3)).toBeLessThan(0.01);
+    expect(off(onHigh, 1)).toBeLessThan(0.01);
+    expect(onHigh.world[j.leftFoot].z).toBeGreaterThan(4.5);
+    notes.push(
+      `start on a 30 cm box, teleport 5 m onto a 1 m one: feet ${cm(off(onLow, 0.3))} / ` +
+        `${cm(off(onHigh, 1))} cm from their rest height above each`,
+    );
+  });
+
   it("on flat ground: the pose is the one the plane through the model origin gives", async () => {
     const run = async (withGround: boolean): Promise<Measured[]> => {
       rig = await TrackedRig.create();
