@@ -182,7 +182,7 @@ export class TrackedBody {
     [this.leftElbow, this.rightElbow, this.leftKnee, this.rightKnee] = hints.hints;
     this._hintPass = {
       joints: hints.joints,
-      beforeSolve: (frame) => hints.run(frame, this._v, this._weights, this.settings.fadeTime),
+      beforeSolve: (frame) => hints.run(frame, this._v, this._weights, this.settings),
       afterSolve: (frame) => hints.learn(frame),
     };
     this._pass = {

@@ -1,5 +1,6 @@
 import type { FabrikFrame, SkeletonRig } from "../babylon/index.js";
 import { quatAxisAngle, quatConjugateMultiply, quatMultiply, transformPoint } from "../rig/index.js";
+import type { TrackedBodySettings } from "./trackedBodyOptions.js";
 import type { TrackedBodyRig } from "./trackedBodyRig.js";
 import { TrackedHint, type TrackedHintName } from "./trackedHint.js";
 import { DT, FOOT_TARGET, HAND_TARGET, VALID } from "./trackedSlots.js";
@@ -32,7 +33,8 @@ const Q = 28;
 const Q2 = 32;
 const ANGLE = 36;
 const D = 37; // 4 × 3: the unit direction each limb's middle joint was turned to before the solve
-const SIZE = 49;
+const TURN = 49; // an angle measured (see _angle)
+const SIZE = 50;
 
 /**
  * The elbow and knee hints of a tracked body, read and faded each frame, and the swivel they give: before
@@ -98,17 +100,18 @@ export class TrackedHints {
 
   /**
    * Before the solve, on the pose the tracked body's pass left: reads the hints into model space, fades each
-   * applied weight toward its weight (0 for a non-finite place) over `fade` seconds of a frame `body[DT]`
+   * applied weight toward its weight (0 for a non-finite place) over `fadeTime` of a frame `body[DT]`
    * long, and turns each hinted limb. An arm's hint counts by its hand's effector weight `weights[1 + i]`, a
    * leg's by its foot's `weights[3 + i]`: an untracked limb keeps its animation.
    */
-  run(frame: FabrikFrame, body: Float64Array, weights: Float64Array, fade: number): void {
+  run(frame: FabrikFrame, body: Float64Array, weights: Float64Array, settings: TrackedBodySettings): void {
     this.turned[0] = this.turned[1] = 0;
     for (let l = 0; l < 4; l++) this._made[l] = 0;
     if (!this.due) return;
     this.due = false;
     const v = this._v;
     const dt = body[DT];
+    const fade = settings.fadeTime;
     const step = !(fade > 0) ? 1 : dt / fade;
     for (let h = 0; h < 4; h++) {
       const hint = this.hints[h];
@@ -157,7 +160,8 @@ export class TrackedHints {
       if (!this._offsets()) continue;
       // What is made up grows by a share of the turn still missing, from where the solve left the limb to
       // the direction given (a drift the solve repeats is then made up in full).
-      let drift = this._drift[l] + DRIFT_SHARE * this._angle();
+      this._angle();
+      let drift = this._drift[l] + DRIFT_SHARE * v[TURN];
       drift = drift > MOST_DRIFT ? MOST_DRIFT : drift < -MOST_DRIFT ? -MOST_DRIFT : drift;
       if (Number.isFinite(drift)) this._drift[l] = drift;
     }
@@ -189,13 +193,16 @@ export class TrackedHints {
     return e2 > 0;
   }
 
-  /** The angle about `_v[AXIS]` from `_v[E]` to `_v[H]` (both square to it). */
-  private _angle(): number {
+  /**
+   * `_v[TURN]`: the angle about `_v[AXIS]` from `_v[E]` to `_v[H]` (both square to it). A slot, not a return:
+   * a double returned from a call V8 does not inline is boxed.
+   */
+  private _angle(): void {
     const v = this._v;
     const cx = v[E + 1] * v[H + 2] - v[E + 2] * v[H + 1],
       cy = v[E + 2] * v[H] - v[E] * v[H + 2],
       cz = v[E] * v[H + 1] - v[E + 1] * v[H];
-    return Math.atan2(
+    v[TURN] = Math.atan2(
       cx * v[AXIS] + cy * v[AXIS + 1] + cz * v[AXIS + 2],
       v[E] * v[H] + v[E + 1] * v[H + 1] + v[E + 2] * v[H + 2],
     );
@@ -224,7 +231,8 @@ export class TrackedHints {
       Math.sqrt(v[H] * v[H] + v[H + 1] * v[H + 1] + v[H + 2] * v[H + 2]) / (SURE_HINT * this._bone[l]);
     if (!(sure > 0)) return false;
     const share = w * (sure < 1 ? sure : 1);
-    const angle = this._angle();
+    this._angle();
+    const angle = v[TURN];
     v[ANGLE] = share * (angle + this._drift[l]);
     if (!Number.isFinite(v[ANGLE])) return false;
     // Where the middle joint is turned to, without the drift made up: what the solve should leave.
