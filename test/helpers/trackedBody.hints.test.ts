@@ -256,4 +256,50 @@ describe("TrackedBody elbow and knee hints, on the mannequin", () => {
     notes.push(`hints on the limb's line: joints within ${(1000 * most).toFixed(3)} mm of the pose without`);
     expect(most).toBeLessThan(1e-4);
   });
+  it("extreme hints (10 m away, behind the back, jumping each frame) leave the hands and feet on target", async () => {
+    rig = await TrackedRig.create();
+    const p = standing();
+    rig.run(30, () => p);
+    const b = rig.body;
+    b.leftElbow.weight = b.rightElbow.weight = b.leftKnee.weight = b.rightKnee.weight = 1;
+    const j = rig.j;
+    const feet = [j.leftFoot, j.rightFoot].map((k) => rig.positions()[k]);
+    let worst = 0,
+      hand = 0,
+      allFinite = true;
+    const far = [new Vector3(-10, 1, 0), new Vector3(0, 1.2, -10), new Vector3(3, -5, 2)];
+    const m = rig.run(
+      120,
+      (t) => {
+        const f = Math.round(t * 60);
+        b.leftElbow.position = far[f % 3];
+        b.rightElbow.position = far[(f + 1) % 3].scale(f % 2 === 0 ? 1 : -1);
+        b.leftKnee.position = new Vector3(0, 0.5, -0.5); // behind: the knee cannot bend back
+        b.rightKnee.position = far[(f + 2) % 3];
+        return p;
+      },
+      (f) => {
+        allFinite &&= finite(f.world);
+        worst = Math.max(worst, outside());
+        hand = Math.max(
+          hand,
+          f.world[j.leftHand].subtract(p.left).length(),
+          f.world[j.rightHand].subtract(p.right).length(),
+        );
+      },
+    );
+    const slide = Math.max(
+      m.world[j.leftFoot].subtract(feet[0]).length(),
+      m.world[j.rightFoot].subtract(feet[1]).length(),
+    );
+    notes.push(
+      `extreme hints: hands ${(100 * hand).toFixed(2)} cm off at most, feet ${(100 * slide).toFixed(2)} cm from ` +
+        `where they stood, joints ${worst.toExponential(1)} rad outside their limits at most`,
+    );
+    expect(allFinite).toBe(true);
+    expect(hand).toBeLessThan(0.01);
+    expect(slide).toBeLessThan(0.005);
+    expect(worst).toBeLessThan(1e-6);
+    expect(rig.kneeInversion(m.world, "left", new Vector3(0, 0, 1))).toBeLessThanOrEqual(0);
+  });
 });
