@@ -97,6 +97,24 @@ describe("TrackedBody elbow and knee hints, on the mannequin", () => {
     expect(finite(m.world)).toBe(true);
   });
 
+  it("a hint at weight 0.5 puts the elbow about half way between the body's own choice and the hinted plane", async () => {
+    rig = await TrackedRig.create();
+    const p = standing();
+    const auto = rig.run(60, () => p);
+    const hint = new Vector3(-0.55, 1.35, 0.1);
+    const own = swivelTo(...limb(auto, "leftArm"), hint);
+    rig.body.leftElbow.position = hint;
+    rig.body.leftElbow.weight = 0.5;
+    const m = rig.run(60, () => p);
+    const half = swivelTo(...limb(m, "leftArm"), hint);
+    notes.push(`elbow hint at weight 0.5: ${deg(half)}° from the hinted plane (${deg(own)}° without it)`);
+    // Half the way from where the solve starts the elbow (the body's own choice, which the solve leaves a few
+    // degrees further round) to the hinted plane: between 30 % and 70 % of the turn, on the same side.
+    expect(half / own).toBeGreaterThan(0.3);
+    expect(half / own).toBeLessThan(0.7);
+    expect(m.world[rig.j.leftHand].subtract(p.left).length()).toBeLessThan(0.005);
+  });
+
   it("a knee hint out to the side turns the knee into the hinted plane; the foot stays where it stood", async () => {
     rig = await TrackedRig.create();
     rig.run(30, standing);
