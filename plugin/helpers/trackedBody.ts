@@ -97,7 +97,8 @@ const POINTS: readonly TrackedPointName[] = [
  * feet stay planted until the hips move or turn too far from them, then one steps along an arc (never both).
  * Elbow and knee hints (`leftElbow` … `rightKnee`: a position and a weight) swivel their limbs toward them
  * (TrackedHints). A tracker whose weight falls to 0, or whose pose is not finite, fades its part back to the
- * animation over `fadeTime`; with the head gone, the hips and legs fade back too. A frame allocates nothing: numbers live in one Float64Array, targets are nodes written in place.
+ * animation over `fadeTime`; with the head gone, the hips and legs fade back too. A frame allocates nothing:
+ * numbers live in one Float64Array, targets are nodes written in place.
  */
 export class TrackedBody {
   readonly head = new TrackedPoint("head", 1);
@@ -132,7 +133,8 @@ export class TrackedBody {
   private readonly _weights = new Float64Array(5);
   private readonly _pass: FabrikPass;
   private readonly _hints: TrackedHints;
-  private readonly _hintPass: FabrikPass; // after this body's pass, on the pose it leaves
+  /** The hints' pass: after this body's, on the pose it leaves. */
+  private readonly _hintPass: FabrikPass;
   /** Whether foot i is in the air (made once: a closure per frame would allocate). */
   private readonly _airborne = (i: number): boolean => this._steps.stepping(i);
   private readonly _auto: boolean;
@@ -180,11 +182,7 @@ export class TrackedBody {
     this._reach = new TrackedHandReach(rig, body, options.collarbones !== false);
     const hints = (this._hints = new TrackedHints(rig, body));
     [this.leftElbow, this.rightElbow, this.leftKnee, this.rightKnee] = hints.hints;
-    this._hintPass = {
-      joints: hints.joints,
-      beforeSolve: (frame) => hints.run(frame, this._v, this._weights, this.settings),
-      afterSolve: (frame) => hints.learn(frame),
-    };
+    this._hintPass = hints.pass(this._v, this._weights, this.settings);
     this._pass = {
       joints: [...new Set([...body.joints, ...this._warm.joints, ...this._reach.joints])],
       beforeSolve: (frame) => this._run(frame),

@@ -1,4 +1,4 @@
-import type { FabrikFrame, SkeletonRig } from "../babylon/index.js";
+import type { FabrikFrame, FabrikPass, SkeletonRig } from "../babylon/index.js";
 import { quatAxisAngle, quatConjugateMultiply, quatMultiply, transformPoint } from "../rig/index.js";
 import type { TrackedBodySettings } from "./trackedBodyOptions.js";
 import type { TrackedBodyRig } from "./trackedBodyRig.js";
@@ -91,6 +91,18 @@ export class TrackedHints {
     });
     this._limbs = Int32Array.from(limbs);
     this.joints = pairs.flat();
+  }
+
+  /**
+   * The hints' pass, reading the body's numbers `body` (its slots), its effectors' weights `weights` and its
+   * `settings` each frame (see {@link run} and {@link learn}).
+   */
+  pass(body: Float64Array, weights: Float64Array, settings: TrackedBodySettings): FabrikPass {
+    return {
+      joints: this.joints,
+      beforeSolve: (frame) => this.run(frame, body, weights, settings),
+      afterSolve: (frame) => this.learn(frame),
+    };
   }
 
   /** The weight hint `h` shows this frame (its weight, faded). */
