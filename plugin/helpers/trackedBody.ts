@@ -9,7 +9,7 @@ import {
   type FabrikSolvedEvent,
   type SkeletonRig,
 } from "../babylon/index.js";
-import { quatConjugateMultiply, transformDirection, transformPoint } from "../rig/index.js";
+import { transformDirection, transformPoint } from "../rig/index.js";
 import { FabrikError } from "../solver/index.js";
 import { attachedRig } from "./attached.js";
 import { createModelTarget } from "./modelTarget.js";
@@ -22,9 +22,19 @@ import {
 import { TrackedCalibration } from "./trackedCalibration.js";
 import { TrackedElbows } from "./trackedElbows.js";
 import { TrackedHandReach } from "./trackedHandReach.js";
+import type { TrackedHint, TrackedHintName } from "./trackedHint.js";
+import { HINT_NAMES, TrackedHints } from "./trackedHints.js";
 import { blendHandsHeading } from "./trackedHandsHeading.js";
-import { headHeading, headingTurn, lowerForLegs, placeHips, raiseForHead, turnHips } from "./trackedHips.js";
-import { slerp4, turnAbout, unit3 } from "./trackedMath.js";
+import {
+  headHeading,
+  headingTurn,
+  lowerForLegs,
+  placeHips,
+  raiseForHead,
+  turnHips,
+  writeHips,
+} from "./trackedHips.js";
+import { turnAbout, unit3 } from "./trackedMath.js";
 import { TrackedPoint, type TrackedPointName } from "./trackedPoint.js";
 import {
   A,
@@ -39,9 +49,7 @@ import {
   HEADING,
   HIPS_FREE,
   HIPS_POS,
-  HIPS_ROT,
   HIPS_TRACKER,
-  Q1,
   SLOTS,
   SUPPORT,
   VALID,
@@ -87,10 +95,10 @@ const POINTS: readonly TrackedPointName[] = [
  * takes its tracker's place and rotation through the spine (the chain from the head to the joint above the
  * hips, within the limits); each hand its controller's, the elbow turned to where the wrist bends least; the
  * feet stay planted until the hips move or turn too far from them, then one steps along an arc (never both).
- * A tracker whose weight falls to 0, or whose pose is not finite, fades its part back to the animation over
- * `fadeTime`; with the head gone, the hips and legs fade back too.
- *
- * A frame allocates nothing: numbers live in one Float64Array, targets are nodes written in place.
+ * Elbow and knee hints (`leftElbow` … `rightKnee`: a position and a weight) swivel their limbs toward them
+ * (TrackedHints). A tracker whose weight falls to 0, or whose pose is not finite, fades its part back to the
+ * animation over `fadeTime`; with the head gone, the hips and legs fade back too. A frame allocates nothing:
+ * numbers live in one Float64Array, targets are nodes written in place.
  */
 export class TrackedBody {
   readonly head = new TrackedPoint("head", 1);
@@ -99,6 +107,11 @@ export class TrackedBody {
   readonly hips = new TrackedPoint("hips", 0);
   readonly leftFoot = new TrackedPoint("leftFoot", 0);
   readonly rightFoot = new TrackedPoint("rightFoot", 0);
+  /** Elbow and knee hints: where each should point (weight 0, none, by default; see TrackedHint). */
+  readonly leftElbow: TrackedHint;
+  readonly rightElbow: TrackedHint;
+  readonly leftKnee: TrackedHint;
+  readonly rightKnee: TrackedHint;
   /** The settings, editable at run time (checked when given to the constructor). */
   readonly settings: TrackedBodySettings;
   /** What the body measured of its avatar. */
@@ -119,6 +132,9 @@ export class TrackedBody {
   /** Weight last given to each effector. */
   private readonly _weights = new Float64Array(5);
   private readonly _pass: FabrikPass;
+  private readonly _hints: TrackedHints;
+  /** The hints' pass: after this body's, on the pose it leaves. */
+  private readonly _hintPass: FabrikPass;
   /** Whether foot i is in the air (made once: a closure per frame would allocate). */
   private readonly _airborne = (i: number): boolean => this._steps.stepping(i);
   private readonly _auto: boolean;
@@ -164,17 +180,21 @@ export class TrackedBody {
     this._warm = new TrackedWarmStart(rig, body);
     this._elbows = new TrackedElbows(behavior, rig, body);
     this._reach = new TrackedHandReach(rig, body, options.collarbones !== false);
+    const hints = (this._hints = new TrackedHints(rig, body));
+    [this.leftElbow, this.rightElbow, this.leftKnee, this.rightKnee] = hints.hints;
+    this._hintPass = hints.pass(this._v, this._weights, this.settings);
     this._pass = {
       joints: [...new Set([...body.joints, ...this._warm.joints, ...this._reach.joints])],
       beforeSolve: (frame) => this._run(frame),
       afterSolve: (frame) => {
         this._warm.store(frame);
-        this._elbows.store(frame, this._warm, this._v);
+        this._elbows.store(frame, this._warm, this._v, this._hints.turned);
         this._reach.store(frame);
       },
     };
     this._solved = behavior.onSolvedObservable.add((event) => this._warm.solved(event.report.converged));
     behavior.addPass(this._pass, { order: TRACKED_BODY_ORDER });
+    behavior.addPass(this._hintPass, { order: TRACKED_BODY_ORDER + 1 });
   }
 
   /** The scale applied to the avatar by calibration (1: its own size). */
@@ -192,9 +212,10 @@ export class TrackedBody {
     return this._steps.stepping(foot);
   }
 
-  /** The weight a tracker shows this frame (its `weight`, faded over `fadeTime`). */
-  appliedWeight(point: TrackedPointName): number {
-    return this._v[APPLIED + POINTS.indexOf(point)];
+  /** The weight a tracker or hint shows this frame (its `weight`, faded over `fadeTime`). */
+  appliedWeight(point: TrackedPointName | TrackedHintName): number {
+    const i = POINTS.indexOf(point as TrackedPointName);
+    return i >= 0 ? this._v[APPLIED + i] : this._hints.applied(HINT_NAMES.indexOf(point as TrackedHintName));
   }
 
   /**
@@ -230,6 +251,7 @@ export class TrackedBody {
     if (this._disposed) return;
     this._disposed = true;
     this.behavior.removePass(this._pass);
+    this.behavior.removePass(this._hintPass);
     this._solved?.remove();
     if (this.behavior.rig === this._rig) for (const j of this._effectors) this.behavior.removeTarget(j);
     for (const node of this._targets) node.dispose();
@@ -242,6 +264,7 @@ export class TrackedBody {
     this._pending = false;
     if (this._disposed || this.behavior.rig !== this._rig) return;
     this._step(frame);
+    this._hints.due = true;
   }
 
   /** One frame, `_v[DT]` seconds long. */
@@ -294,7 +317,7 @@ export class TrackedBody {
       if (wBody > 0) {
         v[BODY_WEIGHT] = wBody * k;
         bendKnees(frame, v, this.body, this._rig.parents);
-        this._writeHips(frame);
+        writeHips(frame, v, this.body, this._rig.parents);
       }
       for (let i = 0; i < 2; i++) {
         this._write(3 + i, FOOT_TARGET + 7 * i);
@@ -355,26 +378,6 @@ export class TrackedBody {
     v[HIPS_FREE] = w > 0 ? 1 - w : 1;
     if (!(w > 0)) return;
     for (let k = 0; k < 3; k++) v[HIPS_POS + k] += (v[HIPS_TRACKER + k] - v[HIPS_POS + k]) * w;
-  }
-
-  /** The hips' place and orientation into the frame's pose, blended from the animation's by `v[BODY_WEIGHT]`. */
-  private _writeHips(frame: FabrikFrame): void {
-    const v = this._v;
-    const w = v[BODY_WEIGHT];
-    const hips = this.body.hips;
-    const parent = this._rig.parents[hips];
-    const p = frame.positions,
-      o = frame.orientations;
-    for (let k = 0; k < 3; k++) {
-      v[A + k] =
-        p[3 * hips + k] + (v[HIPS_POS + k] - p[3 * hips + k]) * w - (parent >= 0 ? p[3 * parent + k] : 0);
-    }
-    if (!frame.toJointSpace(parent, v, A)) return;
-    frame.setLocalPosition(hips, v, A);
-    for (let k = 0; k < 4; k++) v[Q1 + k] = o[4 * hips + k];
-    slerp4(v, Q1, v, Q1, HIPS_ROT, v, BODY_WEIGHT);
-    if (parent >= 0) quatConjugateMultiply(v, Q1, o, 4 * parent, v, Q1);
-    frame.setLocalRotation(hips, v, Q1);
   }
 
   /** Writes target `t`'s place and rotation from `v[o..o+6]`. */

@@ -1,10 +1,18 @@
-import { quatAxisAngle, quatMultiply, quatMultiplyConjugate, quatRotate } from "../rig/index.js";
+import type { FabrikFrame } from "../babylon/index.js";
+import {
+  quatAxisAngle,
+  quatConjugateMultiply,
+  quatMultiply,
+  quatMultiplyConjugate,
+  quatRotate,
+} from "../rig/index.js";
 import type { TrackedBodyRig } from "./trackedBodyRig.js";
 import type { TrackedBodySettings } from "./trackedBodyOptions.js";
-import { cross3, frameQuaternion, removeAlong, unit3 } from "./trackedMath.js";
+import { cross3, frameQuaternion, removeAlong, slerp4, unit3 } from "./trackedMath.js";
 import {
   A,
   B,
+  BODY_WEIGHT,
   C,
   FRAME_SCRATCH,
   HEAD,
@@ -246,4 +254,28 @@ export function raiseForHead(
   }
   rise *= v[HIPS_FREE];
   if (rise > 0) for (let k = 0; k < 3; k++) v[HIPS_POS + k] += rise * up[3 + k];
+}
+
+/** The hips' place and orientation into the frame's pose, blended from the animation's by `v[BODY_WEIGHT]`. */
+export function writeHips(
+  frame: FabrikFrame,
+  v: Float64Array,
+  body: TrackedBodyRig,
+  parents: Int32Array,
+): void {
+  const w = v[BODY_WEIGHT];
+  const hips = body.hips;
+  const parent = parents[hips];
+  const p = frame.positions,
+    o = frame.orientations;
+  for (let k = 0; k < 3; k++) {
+    v[A + k] =
+      p[3 * hips + k] + (v[HIPS_POS + k] - p[3 * hips + k]) * w - (parent >= 0 ? p[3 * parent + k] : 0);
+  }
+  if (!frame.toJointSpace(parent, v, A)) return;
+  frame.setLocalPosition(hips, v, A);
+  for (let k = 0; k < 4; k++) v[Q1 + k] = o[4 * hips + k];
+  slerp4(v, Q1, v, Q1, HIPS_ROT, v, BODY_WEIGHT);
+  if (parent >= 0) quatConjugateMultiply(v, Q1, o, 4 * parent, v, Q1);
+  frame.setLocalRotation(hips, v, Q1);
 }
