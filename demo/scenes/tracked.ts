@@ -16,8 +16,8 @@ import { enableXrTracking, type XrTracking } from "../tracking/xrTrackers.js";
 import type { SceneDefinition } from "./types.js";
 
 /** A draggable sphere standing for a tracker (not an IK target: the TrackedBody reads it). */
-function trackerSphere(scene: Scene, name: string, color: Color3, onDrag: () => void): Mesh {
-  const mesh = CreateSphere(`tracker:${name}`, { diameter: 0.09, segments: 16 }, scene);
+function trackerSphere(scene: Scene, name: string, color: Color3, onDrag: () => void, diameter = 0.09): Mesh {
+  const mesh = CreateSphere(`tracker:${name}`, { diameter, segments: 16 }, scene);
   const material = new StandardMaterial(`tracker:${name}`, scene);
   material.emissiveColor = color;
   material.disableLighting = true;
@@ -32,6 +32,7 @@ function trackerSphere(scene: Scene, name: string, color: Color3, onDrag: () => 
 /**
  * The mannequin driven by three tracked points (head and hands) through TrackedBody: a recorded path (walk,
  * turn, crouch, bow, reach up) until the user drags a sphere; in VR, the headset and controllers, mirrored.
+ * Two small spheres ride on the elbows; dragged, each becomes that elbow's hint (weight 1).
  */
 export const trackedScene: SceneDefinition = {
   id: "tracked",
@@ -64,6 +65,18 @@ export const trackedScene: SceneDefinition = {
     const head = trackerSphere(scene, "head", new Color3(1, 0.83, 0.25), touch);
     const left = trackerSphere(scene, "leftHand", new Color3(0.3, 0.8, 1), touch);
     const right = trackerSphere(scene, "rightHand", new Color3(1, 0.5, 0.3), touch);
+    // Elbow hints: off (weight 0, the sphere riding on the elbow) until their sphere is dragged.
+    const hints = [body.leftElbow, body.rightElbow];
+    const elbowJoints = [character.ik.jointIndex("leftLowerArm"), character.ik.jointIndex("rightLowerArm")];
+    const elbows = hints.map((hint, i) =>
+      trackerSphere(
+        scene,
+        hint.name,
+        new Color3(0.6, 1, 0.5).scale(1 - 0.3 * i),
+        () => (hint.weight = 1),
+        0.06,
+      ),
+    );
     const sample = createSample();
     const handRotation = new Quaternion();
     let time = 0;
@@ -87,6 +100,9 @@ export const trackedScene: SceneDefinition = {
         body.head.position.copyFrom(head.position);
         body.leftHand.position.copyFrom(left.position);
         body.rightHand.position.copyFrom(right.position);
+        hints.forEach((hint, i) => {
+          if (hint.weight > 0) hint.position.copyFrom(elbows[i].position);
+        });
         // Controllers point the way the head faces, level.
         const yaw = body.head.rotation.toEulerAngles().y;
         Quaternion.RotationYawPitchRollToRef(yaw, 0, 0, handRotation);
@@ -104,6 +120,9 @@ export const trackedScene: SceneDefinition = {
         at(handJoints[0]).subtract(body.leftHand.position).length(),
         at(handJoints[1]).subtract(body.rightHand.position).length(),
       );
+      hints.forEach((hint, i) => {
+        if (hint.weight === 0) character.jointWorldPosition(elbowJoints[i], elbows[i].position);
+      });
     });
     void enableXrTracking(scene, floor, body).then((tracking) => (xr = tracking));
     return {
@@ -111,7 +130,7 @@ export const trackedScene: SceneDefinition = {
       character,
       characters: [character],
       handles: null,
-      hint: "TrackedBody drives the whole body from the head and hands: they follow a recorded path (walk, turn, crouch, bow, reach up) until you drag a sphere (drag the head over the platform: the feet step up onto it). With a VR headset, Enter VR: the avatar mirrors you.",
+      hint: "TrackedBody drives the whole body from the head and hands: they follow a recorded path (walk, turn, crouch, bow, reach up) until you drag a sphere (drag the head over the platform: the feet step up onto it). The small green spheres on the elbows are elbow hints: drag one to point its elbow. With a VR headset, Enter VR: the avatar mirrors you.",
       metrics: () => ({
         headError: errors.head,
         handError: errors.hands,

@@ -13,4 +13,5 @@ export { TwoHandGrip, type GripHandle, type TwoHandGripOptions } from "./twoHand
 export { TrackedBody } from "./trackedBody.js";
 export type { TrackedBodyOptions, TrackedBodySettings } from "./trackedBodyOptions.js";
 export { TrackedPoint, type TrackedPointName } from "./trackedPoint.js";
+export { TrackedHint, type TrackedHintName } from "./trackedHint.js";
 export type { TrackedBodyRig, TrackedSide } from "./trackedBodyRig.js";

@@ -25,10 +25,13 @@ import { TrackedCalibration } from "./trackedCalibration.js";
 import { TrackedElbows } from "./trackedElbows.js";
 import { TrackedGround } from "./trackedGround.js";
 import { TrackedHandReach } from "./trackedHandReach.js";
+import type { TrackedHint, TrackedHintName } from "./trackedHint.js";
+import { HINT_NAMES, TrackedHints } from "./trackedHints.js";
 import { blendHandsHeading } from "./trackedHandsHeading.js";
 import {
   headHeading,
   headingTurn,
+  hipsTracker,
   lowerForLegs,
   placeHips,
   raiseForHead,
@@ -48,9 +51,6 @@ import {
   HEAD_HEADING,
   HEAD_TARGET,
   HEADING,
-  HIPS_FREE,
-  HIPS_POS,
-  HIPS_TRACKER,
   SLOTS,
   SUPPORT,
   VALID,
@@ -96,10 +96,10 @@ const POINTS: readonly TrackedPointName[] = [
  * takes its tracker's place and rotation through the spine (the chain from the head to the joint above the
  * hips, within the limits); each hand its controller's, the elbow turned to where the wrist bends least; the
  * feet stay planted until the hips move or turn too far from them, then one steps along an arc (never both).
- * A tracker whose weight falls to 0, or whose pose is not finite, fades its part back to the animation over
- * `fadeTime`; with the head gone, the hips and legs fade back too.
- *
- * A frame allocates nothing: numbers live in one Float64Array, targets are nodes written in place.
+ * Elbow and knee hints (`leftElbow` … `rightKnee`: a position and a weight) swivel their limbs toward them
+ * (TrackedHints). A tracker whose weight falls to 0, or whose pose is not finite, fades its part back to the
+ * animation over `fadeTime`; with the head gone, the hips and legs fade back too. A frame allocates nothing:
+ * numbers live in one Float64Array, targets are nodes written in place.
  */
 export class TrackedBody {
   readonly head = new TrackedPoint("head", 1);
@@ -108,6 +108,11 @@ export class TrackedBody {
   readonly hips = new TrackedPoint("hips", 0);
   readonly leftFoot = new TrackedPoint("leftFoot", 0);
   readonly rightFoot = new TrackedPoint("rightFoot", 0);
+  /** Elbow and knee hints: where each should point (weight 0, none, by default; see TrackedHint). */
+  readonly leftElbow: TrackedHint;
+  readonly rightElbow: TrackedHint;
+  readonly leftKnee: TrackedHint;
+  readonly rightKnee: TrackedHint;
   /** The settings, editable at run time (checked when given to the constructor). */
   readonly settings: TrackedBodySettings;
   /** What the body measured of its avatar. */
@@ -119,7 +124,6 @@ export class TrackedBody {
   private readonly _points: readonly TrackedPoint[];
   private readonly _v = new Float64Array(SLOTS);
   private readonly _steps: TrackedSteps;
-  private readonly _ground: TrackedGround;
   private readonly _warm: TrackedWarmStart;
   private readonly _elbows: TrackedElbows;
   private readonly _reach: TrackedHandReach;
@@ -131,6 +135,9 @@ export class TrackedBody {
   /** Weight last given to each effector. */
   private readonly _weights = new Float64Array(5);
   private readonly _pass: FabrikPass;
+  private readonly _hints: TrackedHints;
+  /** The hints' pass: after this body's, on the pose it leaves. */
+  private readonly _hintPass: FabrikPass;
   /** Whether foot i is in the air (made once: a closure per frame would allocate). */
   private readonly _airborne = (i: number): boolean => this._steps.stepping(i);
   private readonly _auto: boolean;
@@ -151,8 +158,7 @@ export class TrackedBody {
     this._points = [this.head, this.leftHand, this.rightHand, this.hips, this.leftFoot, this.rightFoot];
     const node = behavior.attachedNode!;
     this.ground = options.ground ?? defaultGround(rig.meshes, node);
-    this._ground = new TrackedGround(node.getScene(), body, () => this.ground);
-    this._steps = new TrackedSteps(body, this._ground);
+    this._steps = new TrackedSteps(body, new TrackedGround(node.getScene(), body, () => this.ground));
     this._calibration = new TrackedCalibration(node, body, behavior.modelToWorld!);
     const scene = node.getScene();
     const names = ["head", "left hand", "right hand", "left foot", "right foot"];
@@ -178,17 +184,21 @@ export class TrackedBody {
     this._warm = new TrackedWarmStart(rig, body);
     this._elbows = new TrackedElbows(behavior, rig, body);
     this._reach = new TrackedHandReach(rig, body, options.collarbones !== false);
+    const hints = (this._hints = new TrackedHints(rig, body));
+    [this.leftElbow, this.rightElbow, this.leftKnee, this.rightKnee] = hints.hints;
+    this._hintPass = hints.pass(this._v, this._weights, this.settings);
     this._pass = {
       joints: [...new Set([...body.joints, ...this._warm.joints, ...this._reach.joints])],
       beforeSolve: (frame) => this._run(frame),
       afterSolve: (frame) => {
         this._warm.store(frame);
-        this._elbows.store(frame, this._warm, this._v);
+        this._elbows.store(frame, this._warm, this._v, this._hints.turned);
         this._reach.store(frame);
       },
     };
     this._solved = behavior.onSolvedObservable.add((event) => this._warm.solved(event.report.converged));
     behavior.addPass(this._pass, { order: TRACKED_BODY_ORDER });
+    behavior.addPass(this._hintPass, { order: TRACKED_BODY_ORDER + 1 });
   }
 
   /** The scale applied to the avatar by calibration (1: its own size). */
@@ -206,9 +216,10 @@ export class TrackedBody {
     return this._steps.stepping(foot);
   }
 
-  /** The weight a tracker shows this frame (its `weight`, faded over `fadeTime`). */
-  appliedWeight(point: TrackedPointName): number {
-    return this._v[APPLIED + POINTS.indexOf(point)];
+  /** The weight a tracker or hint shows this frame (its `weight`, faded over `fadeTime`). */
+  appliedWeight(point: TrackedPointName | TrackedHintName): number {
+    const i = POINTS.indexOf(point as TrackedPointName);
+    return i >= 0 ? this._v[APPLIED + i] : this._hints.applied(HINT_NAMES.indexOf(point as TrackedHintName));
   }
 
   /**
@@ -244,6 +255,7 @@ export class TrackedBody {
     if (this._disposed) return;
     this._disposed = true;
     this.behavior.removePass(this._pass);
+    this.behavior.removePass(this._hintPass);
     this._solved?.remove();
     if (this.behavior.rig === this._rig) for (const j of this._effectors) this.behavior.removeTarget(j);
     for (const node of this._targets) node.dispose();
@@ -256,6 +268,7 @@ export class TrackedBody {
     this._pending = false;
     if (this._disposed || this.behavior.rig !== this._rig) return;
     this._step(frame);
+    this._hints.due = true;
   }
 
   /** One frame, `_v[DT]` seconds long. */
@@ -287,14 +300,12 @@ export class TrackedBody {
       headingTurn(v, body);
       this._steps.support(v, SUPPORT, v);
       placeHips(v, body, this.settings);
-      this._hipsTracker();
-      this._ground.begin(frame);
-      this._steps.update(v, this.settings);
+      hipsTracker(v);
+      this._steps.update(v, this.settings, frame);
       for (let i = 0; i < 2; i++) {
         this._steps.read(i, v, C);
         footTarget(v, body, i);
-        this._steps.readNormal(i, v, A);
-        this._ground.tilt(v, FOOT_TARGET + 7 * i + 3, v, A);
+        this._steps.tilt(i, v, FOOT_TARGET + 7 * i + 3);
         if (v[VALID + 4 + i] === 1 && v[APPLIED + 4 + i] > 0) trackedFoot(v, body, i);
       }
       lowerForLegs(v, body, FOOT_TARGET, this._airborne);
@@ -311,7 +322,7 @@ export class TrackedBody {
       if (wBody > 0) {
         v[BODY_WEIGHT] = wBody * k;
         bendKnees(frame, v, this.body, this._rig.parents);
-        writeHips(frame, v, this.body.hips, this._rig.parents[this.body.hips]);
+        writeHips(frame, v, this.body, this._rig.parents);
       }
       for (let i = 0; i < 2; i++) {
         this._write(3 + i, FOOT_TARGET + 7 * i);
@@ -363,15 +374,6 @@ export class TrackedBody {
       const step = !(fade > 0) ? 1 : dt / fade;
       v[APPLIED + i] = goal > applied ? Math.min(goal, applied + step) : Math.max(goal, applied - step);
     }
-  }
-
-  /** With a hips tracker: its place, by its weight, instead of the one from the head. */
-  private _hipsTracker(): void {
-    const v = this._v;
-    const w = v[VALID + 3] === 1 ? v[APPLIED + 3] : 0;
-    v[HIPS_FREE] = w > 0 ? 1 - w : 1;
-    if (!(w > 0)) return;
-    for (let k = 0; k < 3; k++) v[HIPS_POS + k] += (v[HIPS_TRACKER + k] - v[HIPS_POS + k]) * w;
   }
 
   /** Writes target `t`'s place and rotation from `v[o..o+6]`. */

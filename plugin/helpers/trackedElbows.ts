@@ -22,7 +22,8 @@ const ANGLE = 23;
 const OUT = 24; // an upper arm's turned local rotation
 const SHARE = 28; // the share of the swivel made this frame
 const MOST = 29; // the most it turns this frame (radians)
-const SCRATCH = 30;
+const HINTED = 30; // the swivel a hint gave this frame's solve (radians), taken back
+const SCRATCH = 31;
 
 /**
  * The elbow the hand implies counts fully once it lies this far (a fraction of the forearm's length) off the
@@ -102,13 +103,16 @@ export class TrackedElbows {
   /**
    * After the solve: each arm whose hand is tracked (its applied weight `body[APPLIED + 1 + i]` above 0) has
    * its upper arm turned toward the preferred swivel, in the solution `warm` keeps for the next frame, by the
-   * share of the way a frame `body[DT]` seconds long goes (see ELBOW_TIME), at most SWIVEL_SPEED.
+   * share of the way a frame `body[DT]` seconds long goes (see ELBOW_TIME), at most SWIVEL_SPEED. The swivel
+   * an elbow hint gave the solve, `turned[i]` (see TrackedHints), is taken back: the kept solution goes on
+   * as without the hint, which is given again before each solve.
    */
-  store(frame: FabrikFrame, warm: TrackedWarmStart, body: Float64Array): void {
+  store(frame: FabrikFrame, warm: TrackedWarmStart, body: Float64Array, turned: Float64Array): void {
     const dt = body[DT];
     this._v[SHARE] = dt > 0 ? 1 - Math.exp(-dt / ELBOW_TIME) : 0;
     this._v[MOST] = dt > 0 ? SWIVEL_SPEED * dt : 0;
     for (let i = 0; i < 2; i++) {
+      this._v[HINTED] = turned[i];
       if (body[APPLIED + 1 + i] > 0 && this._turn(frame, i)) {
         warm.replace(this._body.sides[i].upperArm, this._v, OUT);
       }
@@ -154,7 +158,13 @@ export class TrackedElbows {
       p2 += v[P + k] * v[P + k];
     }
     const offset = Math.sqrt(p2) / this._length[i];
-    if (!(e2 > 0) || !(offset > 0)) return false;
+    const hinted = v[HINTED];
+    if (!(e2 > 0) || !(offset > 0)) {
+      if (hinted === 0) return false;
+      // No side of its own to turn to: only the hint's swivel is taken back.
+      v[ANGLE] = -hinted;
+      return this._turnBy(frame, upper, parent);
+    }
     // The swivel from the elbow's side to the preferred one, about the axis.
     const cx = v[E + 1] * v[P + 2] - v[E + 2] * v[P + 1],
       cy = v[E + 2] * v[P] - v[E] * v[P + 2],
@@ -178,9 +188,22 @@ export class TrackedElbows {
       if (left > free) angle = roll - free;
       else if (left < -free) angle = roll + free;
     }
+    if (hinted !== 0) {
+      // Measured from where the elbow would be without the hint's swivel, the short way round.
+      angle += hinted;
+      angle = angle > Math.PI ? angle - 2 * Math.PI : angle < -Math.PI ? angle + 2 * Math.PI : angle;
+    }
     v[ANGLE] = angle * (offset >= SURE_OFFSET ? 1 : offset / SURE_OFFSET) * v[SHARE];
     if (v[ANGLE] > v[MOST]) v[ANGLE] = v[MOST];
     else if (v[ANGLE] < -v[MOST]) v[ANGLE] = -v[MOST];
+    v[ANGLE] -= hinted;
+    return this._turnBy(frame, upper, parent);
+  }
+
+  /** The upper arm turned by `_v[ANGLE]` about `_v[AXIS]`, as a local rotation into `v[OUT]`; false if NaN. */
+  private _turnBy(frame: FabrikFrame, upper: number, parent: number): boolean {
+    const v = this._v;
+    const rot = frame.orientations;
     if (!Number.isFinite(v[ANGLE])) return false;
     // Model space: the upper arm turned about the axis; then in its parent's frame.
     quatAxisAngle(v, Q, v, AXIS, v, ANGLE);

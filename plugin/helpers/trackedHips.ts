@@ -11,6 +11,7 @@ import type { TrackedBodySettings } from "./trackedBodyOptions.js";
 import { cross3, frameQuaternion, removeAlong, slerp4, unit3 } from "./trackedMath.js";
 import {
   A,
+  APPLIED,
   B,
   BODY_WEIGHT,
   C,
@@ -22,12 +23,14 @@ import {
   HIPS_FREE,
   HIPS_POS,
   HIPS_ROT,
+  HIPS_TRACKER,
   LEAN,
   LEAN_DIR,
   LEFT,
   Q1,
   Q2,
   SUPPORT,
+  VALID,
   YAW,
 } from "./trackedSlots.js";
 
@@ -78,8 +81,8 @@ export function headingTurn(v: Float64Array, body: TrackedBodyRig): void {
  * The hips' place `v[HIPS_POS]` from the head `v[HEAD]` and the feet's midpoint `v[SUPPORT]`: horizontally,
  * over the feet as they stand at rest, moved by `hipsFollow` of the head's own offset from there (the spine
  * leans over the rest); vertically, a spine's length below the head along the lean, never above standing
- * height nor below a deep squat (above the ground under the feet, `v[GROUND_LEVEL]`). `v[LEAN]` and `v[LEAN_DIR]` say how far and which way the spine leans.
- * `headingTurn` ran first.
+ * height nor below a deep squat (above the ground under the feet, `v[GROUND_LEVEL]`). `v[LEAN]` and
+ * `v[LEAN_DIR]` say how far and which way the spine leans. `headingTurn` ran first.
  */
 export function placeHips(v: Float64Array, body: TrackedBodyRig, settings: TrackedBodySettings): void {
   const up = body.frame;
@@ -258,12 +261,16 @@ export function raiseForHead(
   if (rise > 0) for (let k = 0; k < 3; k++) v[HIPS_POS + k] += rise * up[3 + k];
 }
 
-/**
- * The hips' place `v[HIPS_POS]` and orientation `v[HIPS_ROT]` into the frame's pose, blended from the
- * animation's by `v[BODY_WEIGHT]` (`hips` the joint, `parent` its parent or -1).
- */
-export function writeHips(frame: FabrikFrame, v: Float64Array, hips: number, parent: number): void {
+/** The hips' place and orientation into the frame's pose, blended from the animation's by `v[BODY_WEIGHT]`. */
+export function writeHips(
+  frame: FabrikFrame,
+  v: Float64Array,
+  body: TrackedBodyRig,
+  parents: Int32Array,
+): void {
   const w = v[BODY_WEIGHT];
+  const hips = body.hips;
+  const parent = parents[hips];
   const p = frame.positions,
     o = frame.orientations;
   for (let k = 0; k < 3; k++) {
@@ -276,4 +283,12 @@ export function writeHips(frame: FabrikFrame, v: Float64Array, hips: number, par
   slerp4(v, Q1, v, Q1, HIPS_ROT, v, BODY_WEIGHT);
   if (parent >= 0) quatConjugateMultiply(v, Q1, o, 4 * parent, v, Q1);
   frame.setLocalRotation(hips, v, Q1);
+}
+
+/** With a hips tracker: its place `v[HIPS_TRACKER]`, by its applied weight, instead of the one from the head. */
+export function hipsTracker(v: Float64Array): void {
+  const w = v[VALID + 3] === 1 ? v[APPLIED + 3] : 0;
+  v[HIPS_FREE] = w > 0 ? 1 - w : 1;
+  if (!(w > 0)) return;
+  for (let k = 0; k < 3; k++) v[HIPS_POS + k] += (v[HIPS_TRACKER + k] - v[HIPS_POS + k]) * w;
 }

@@ -5,6 +5,30 @@ import { FabrikError } from "../solver/index.js";
 /** The tracked points of a {@link TrackedBody}. */
 export type TrackedPointName = "head" | "leftHand" | "rightHand" | "hips" | "leftFoot" | "rightFoot";
 
+/** `value` when it is a weight (0..1); else a FabrikError naming `name.weight`. */
+export function checkedWeight(name: string, value: number): number {
+  if (typeof value !== "number" || !(value >= 0 && value <= 1)) {
+    throw new FabrikError(
+      `TrackedBody: ${name}.weight must be a number in [0, 1], got ${String(value)}`,
+      undefined,
+      `${name}.weight`,
+    );
+  }
+  return value;
+}
+
+/** `node` when it is a TransformNode or null; else a FabrikError naming `name`. */
+export function checkedNode(name: string, node: TransformNode | null): TransformNode | null {
+  if (node !== null && (typeof node !== "object" || typeof node.getAbsolutePosition !== "function")) {
+    throw new FabrikError(
+      `TrackedBody: ${name}.follow() takes a TransformNode or null, got ${String(node)}`,
+      undefined,
+      name,
+    );
+  }
+  return node;
+}
+
 /**
  * One tracker's input: a world pose and a weight. Write `position` and `rotation` every frame (or
  * {@link follow} a node: a WebXR camera or controller grip), and set `weight` to 0 when the tracker is lost:
@@ -40,14 +64,7 @@ export class TrackedPoint {
   }
 
   set weight(value: number) {
-    if (typeof value !== "number" || !(value >= 0 && value <= 1)) {
-      throw new FabrikError(
-        `TrackedBody: ${this.name}.weight must be a number in [0, 1], got ${String(value)}`,
-        undefined,
-        `${this.name}.weight`,
-      );
-    }
-    this._weight = value;
+    this._weight = checkedWeight(this.name, value);
   }
 
   /** The node followed each frame (its absolute position and rotation), or null. */
@@ -57,14 +74,7 @@ export class TrackedPoint {
 
   /** Follows a node's world pose every frame (a WebXR camera or controller); null stops following. */
   follow(node: TransformNode | null): void {
-    if (node !== null && (typeof node !== "object" || typeof node.getAbsolutePosition !== "function")) {
-      throw new FabrikError(
-        `TrackedBody: ${this.name}.follow() takes a TransformNode or null, got ${String(node)}`,
-        undefined,
-        this.name,
-      );
-    }
-    this._node = node;
+    this._node = checkedNode(this.name, node);
   }
 
   /** @internal Copies the followed node's pose, if any. */

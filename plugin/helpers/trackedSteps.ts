@@ -1,3 +1,4 @@
+import type { FabrikFrame } from "../babylon/index.js";
 import type { TrackedBodyRig } from "./trackedBodyRig.js";
 import type { TrackedBodySettings } from "./trackedBodyOptions.js";
 import { removeAlong, unit3 } from "./trackedMath.js";
@@ -88,10 +89,9 @@ export class TrackedSteps {
     this._started = false;
   }
 
-  /** The normal of the ground foot `i`'s sole is turned to (model space) into `out[o..o+2]`. */
-  readNormal(i: number, out: Float64Array, o: number): void {
-    const b = i * FOOT_SIZE;
-    for (let k = 0; k < 3; k++) out[o + k] = this._s[b + NORMAL + k];
+  /** Tilts foot `i`'s rotation `v[q..q+3]` (model space) from up to the ground its sole stands on. */
+  tilt(i: number, v: Float64Array, q: number): void {
+    this._ground.tilt(v, q, this._s, i * FOOT_SIZE + NORMAL);
   }
 
   /** Foot `i`'s position and pointing direction into `out` (6 numbers from `o`). */
@@ -125,9 +125,10 @@ export class TrackedSteps {
   }
 
   /** One frame of `v[DT]` seconds, with the hips at `v[HIPS_POS]` heading `v[HEADING]`. */
-  update(v: Float64Array, settings: TrackedBodySettings): void {
+  update(v: Float64Array, settings: TrackedBodySettings, frame: FabrikFrame): void {
     const s = this._s,
       body = this._body;
+    this._ground.begin(frame);
     const dt = v[DT];
     const leg = body.legLength;
     // The hips on the ground, and their smoothed velocity.

@@ -3,8 +3,9 @@ import type { AnimationGroup } from "@babylonjs/core/Animations/animationGroup.j
 import { bench, describe } from "vitest";
 import { FabrikBehavior, PoseReader, TrackedBody } from "../../plugin/index.js";
 import { characterNamed, loadCharacter, OWN_CHARACTERS, type Character } from "../babylon/characters.js";
-import { formatTable, machineName } from "./harness.js";
-import { bestReplay, trackersOf } from "./trackedClips.js";
+import { machineName } from "./harness.js";
+import { angleBetween, bestReplay, meanJerk, trackersOf, turnInModel } from "./trackedClips.js";
+import { trackedTable, type Row } from "./trackedRows.js";
 
 /*
  * Issue 21's reconstruction benchmark. For each humanoid clip of assets/ and ../shared/assets, the head and hand
@@ -16,7 +17,8 @@ import { bestReplay, trackersOf } from "./trackedClips.js";
  * (× 1.75 m / the character's standing height). Upper body: hips, spine to head, shoulders, arms, hands; whole
  * body: those and the legs and feet. Foot sliding: how far a foot TrackedBody holds planted moves while
  * planted, the mean over plants of the largest drift. Jitter: mean joint jerk, |p(t) − 3p(t−1) + 3p(t−2) −
- * p(t−3)|, scaled cm. µs: the behavior's frame (trackers, hips, steps, solve, write), mean, on the measured
+ * p(t−3)|, scaled cm. Rotation error: the mean angle (degrees) between each measured joint's rotation in the
+ * driven character and in the clip (model space, the same root in both, so the angle is the world one). µs: the behavior's frame (trackers, hips, steps, solve, write), mean, on the measured
  * replay (wall clock), and warm: the process's CPU time replaying the same frames again, the least of five or
  * more replays (see bestReplay; the first replay pays for compiling the code it meets).
  * Baseline (a): the rest pose carried by the head (moved so its head joint is on the head tracker, turned to
@@ -81,33 +83,10 @@ const CASES: { character: Character; clips?: string[] }[] = [
 interface Recorded {
   /** Per frame: world positions of the measured joints. */
   readonly joints: Vector3[][];
+  /** Per frame: model-space orientations of every joint (4 numbers a joint). */
+  readonly rotations: Float64Array[];
   readonly head: { position: Vector3; rotation: Quaternion }[];
   readonly hands: { position: Vector3; rotation: Quaternion }[][];
-}
-
-interface Row {
-  readonly name: string;
-  readonly frames: number;
-  readonly upper: number;
-  readonly whole: number;
-  readonly baseUpper: number;
-  readonly baseWhole: number;
-  readonly chainsUpper: number;
-  readonly chainsWhole: number;
-  readonly sliding: number;
-  readonly jitter: number;
-  readonly clipJitter: number;
-  readonly micros: number;
-  /** µs a frame replaying the clip again (the code compiled and warm): see {@link bestReplay}. */
-  readonly warmMicros: number;
-  /** The same for baseline (b). */
-  readonly chainsMicros: number;
-  /** Solver iterations per solve, mean over the measured frames. */
-  readonly iterations: number;
-  readonly steps: number;
-  readonly finite: boolean;
-  /** Frames with a knee bent more than 1 cm off its hip–ankle line toward the back (against the heading). */
-  readonly inverted: number;
 }
 
 async function measureClip(c: Character, clip: string | null): Promise<Row | null> {
@@ -140,12 +119,13 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
     const fps = group.targetedAnimations[0]?.animation.framePerSecond ?? 60;
     const length = group.to - group.from;
     const frames = Math.min(MOST_FRAMES, Math.max(2, Math.floor((length / fps) * 60)));
-    const rec: Recorded = { joints: [], head: [], hands: [] };
+    const rec: Recorded = { joints: [], rotations: [], head: [], hands: [] };
     for (let f = 0; f < frames; f++) {
       group.goToFrame(group.from + (((f / 60) * fps) % Math.max(length, 1e-9)));
       scene.render();
       reader.read();
       rec.joints.push(measured.map((k) => reader.getWorldPositionToRef(k, new Vector3())));
+      rec.rotations.push(reader.orientations.slice());
       const t = trackersOf(body.body, reader, j);
       rec.head.push(t.head);
       rec.hands.push(t.hands);
@@ -161,6 +141,12 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
     reader.read();
     const rest = measured.map((k) => reader.getWorldPositionToRef(k, new Vector3()));
     const restHead = reader.getWorldPositionToRef(j.head, new Vector3());
+    const restRotations = measured.map(
+      (k) => new Quaternion(...reader.orientations.subarray(4 * k, 4 * k + 4)),
+    );
+    /** Rotation error sums (degrees): TrackedBody, (a), (b); upper body, whole body. */
+    const rot = { upper: 0, whole: 0, baseUpper: 0, baseWhole: 0, chainsUpper: 0, chainsWhole: 0 };
+    const baseRotation = new Quaternion();
     // Drive.
     body.head.weight = body.leftHand.weight = body.rightHand.weight = 1;
     const scale = 1.75 / body.height;
@@ -215,8 +201,19 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
       const fwd = new Vector3(0, 0, 1).applyRotationQuaternion(rec.head[f].rotation);
       const yaw = Math.atan2(fwd.x, fwd.z);
       const turn = Quaternion.RotationAxis(Vector3.Up(), yaw);
+      const modelTurn = turnInModel(reader.modelToWorld, reader.worldToModel, turn);
       for (let k = 0; k < measured.length; k++) {
         if (!Number.isFinite(now[k].x + now[k].y + now[k].z)) finite = false;
+        const clipAt = 4 * measured[k];
+        const r = angleBetween(reader.orientations, clipAt, rec.rotations[f], clipAt);
+        modelTurn.multiplyToRef(restRotations[k], baseRotation);
+        const rb = angleBetween(baseRotation.asArray(), 0, rec.rotations[f], clipAt);
+        rot.whole += r;
+        rot.baseWhole += rb;
+        if (k < upperCount) {
+          rot.upper += r;
+          rot.baseUpper += rb;
+        }
         const e = now[k].subtract(rec.joints[f][k]).length() * scale;
         const base = rest[k].subtract(restHead).applyRotationQuaternion(turn).add(rec.head[f].position);
         const eb = base.subtract(rec.joints[f][k]).length() * scale;
@@ -275,7 +272,12 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
           reader.getWorldPositionToRef(measured[k], new Vector3()).subtract(rec.joints[f][k]).length() *
           scale;
         chainsWhole += e;
-        if (k < upperCount) chainsUpper += e;
+        const r = angleBetween(reader.orientations, 4 * measured[k], rec.rotations[f], 4 * measured[k]);
+        rot.chainsWhole += r;
+        if (k < upperCount) {
+          chainsUpper += e;
+          rot.chainsUpper += r;
+        }
       }
       scene.onAfterRenderObservable.notifyObservers(scene);
     }
@@ -286,21 +288,6 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
       frame();
       scene.onAfterRenderObservable.notifyObservers(scene);
     });
-    const jerk = (poses: Vector3[][]) => {
-      let sum = 0,
-        n = 0;
-      for (let f = 3; f < poses.length; f++) {
-        for (let k = 0; k < measured.length; k++) {
-          const d = poses[f][k]
-            .subtract(poses[f - 1][k].scale(3))
-            .add(poses[f - 2][k].scale(3))
-            .subtract(poses[f - 3][k]);
-          sum += d.length() * scale;
-          n++;
-        }
-      }
-      return n > 0 ? sum / n : 0;
-    };
     const n = frames * measured.length,
       nu = frames * upperCount;
     return {
@@ -312,9 +299,17 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
       baseWhole: (100 * baseWhole) / n,
       chainsUpper: (100 * chainsUpper) / nu,
       chainsWhole: (100 * chainsWhole) / n,
+      rotation: {
+        upper: rot.upper / nu,
+        whole: rot.whole / n,
+        baseUpper: rot.baseUpper / nu,
+        baseWhole: rot.baseWhole / n,
+        chainsUpper: rot.chainsUpper / nu,
+        chainsWhole: rot.chainsWhole / n,
+      },
       sliding: drifts.length > 0 ? (100 * drifts.reduce((a, b) => a + b, 0)) / drifts.length : 0,
-      jitter: 100 * jerk(driven),
-      clipJitter: 100 * jerk(rec.joints),
+      jitter: 100 * meanJerk(driven, scale),
+      clipJitter: 100 * meanJerk(rec.joints, scale),
       micros: micros / frames,
       warmMicros,
       chainsMicros,
@@ -340,52 +335,12 @@ for (const { character, clips } of CASES) {
     if (row !== null) rows.push(row);
   }
 }
-const f1 = (x: number) => x.toFixed(1);
 process.stdout.write(
   [
     "",
     `machine: ${machineName()}`,
     `TrackedBody (collarbones: ${COLLARBONES}, handsTurn: ${HANDS_TURN}) driven by the clip's head and hands (animation off), against the clip; cm scaled to 1.75 m`,
-    formatTable(
-      [
-        "clip",
-        "frames",
-        "MPJPE upper",
-        "MPJPE whole",
-        "(a) upper",
-        "(a) whole",
-        "(b) upper",
-        "(b) whole",
-        "foot sliding / plant",
-        "jitter (clip's)",
-        "steps",
-        "iterations / solve",
-        "µs / frame",
-        "µs / frame (warm)",
-        "(b) µs / frame (warm)",
-        "knees inverted",
-        "finite",
-      ],
-      rows.map((r) => [
-        r.name,
-        r.frames,
-        f1(r.upper),
-        f1(r.whole),
-        f1(r.baseUpper),
-        f1(r.baseWhole),
-        f1(r.chainsUpper),
-        f1(r.chainsWhole),
-        f1(r.sliding),
-        `${r.jitter.toFixed(2)} (${r.clipJitter.toFixed(2)})`,
-        r.steps,
-        f1(r.iterations),
-        r.micros.toFixed(0),
-        r.warmMicros.toFixed(0),
-        r.chainsMicros.toFixed(0),
-        r.inverted,
-        r.finite ? "yes" : "NO",
-      ]),
-    ),
+    trackedTable(rows),
     missing.length > 0 ? `missing (../shared/assets): ${missing.join(", ")}` : "",
     "",
   ].join("\n"),

@@ -1,5 +1,5 @@
 // The tracked body benchmark's pieces (not a bench file): tracker poses taken from a clip, and timed replays.
-import { Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
+import { Matrix, Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import type { PoseReader, TrackedBodyRig } from "../../plugin/index.js";
 
 /** A world rotation whose +Z and +Y are the model-space directions `forward` and `up` carried to world. */
@@ -70,4 +70,46 @@ export function bestReplay(frames: number, run: (f: number) => void): number {
     best = Math.min(best, used.user + used.system);
   }
   return best / frames;
+}
+
+/** Degrees between two unit quaternions `a[ao..]` and `b[bo..]` (the angle of the turn from one to the other). */
+export function angleBetween(a: ArrayLike<number>, ao: number, b: ArrayLike<number>, bo: number): number {
+  const d = a[ao] * b[bo] + a[ao + 1] * b[bo + 1] + a[ao + 2] * b[bo + 2] + a[ao + 3] * b[bo + 3];
+  return (360 / Math.PI) * Math.acos(Math.min(1, Math.abs(d)));
+}
+
+/**
+ * A world turn `turn` as seen in the model space of a root whose matrix is `m` (Babylon layout; its inverse
+ * `inv`): M⁻¹·T·M, a rotation even where the root mirrors (glTF's flipped root).
+ */
+export function turnInModel(m: Float64Array, inv: Float64Array, turn: Quaternion): Quaternion {
+  const linear = (a: Float64Array, v: Vector3) =>
+    new Vector3(
+      v.x * a[0] + v.y * a[4] + v.z * a[8],
+      v.x * a[1] + v.y * a[5] + v.z * a[9],
+      v.x * a[2] + v.y * a[6] + v.z * a[10],
+    );
+  const rows = [Vector3.Right(), Vector3.Up(), Vector3.Forward()].map((e) =>
+    linear(inv, linear(m, e).applyRotationQuaternion(turn)).normalize(),
+  );
+  const [x, y, z] = rows;
+  const k = Matrix.FromValues(x.x, x.y, x.z, 0, y.x, y.y, y.z, 0, z.x, z.y, z.z, 0, 0, 0, 0, 1);
+  return Quaternion.FromRotationMatrix(k).normalize();
+}
+
+/** Mean joint jerk, |p(t) − 3p(t−1) + 3p(t−2) − p(t−3)|, over frames and joints, times `scale`. */
+export function meanJerk(poses: Vector3[][], scale: number): number {
+  let sum = 0,
+    n = 0;
+  for (let f = 3; f < poses.length; f++) {
+    for (let k = 0; k < poses[f].length; k++) {
+      const d = poses[f][k]
+        .subtract(poses[f - 1][k].scale(3))
+        .add(poses[f - 2][k].scale(3))
+        .subtract(poses[f - 3][k]);
+      sum += d.length() * scale;
+      n++;
+    }
+  }
+  return n > 0 ? sum / n : 0;
 }

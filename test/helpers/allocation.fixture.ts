@@ -208,9 +208,11 @@ if (only === "twoHandGrip") {
 if (only === "trackedBody") {
   // Head and hands moving every frame (a slow walk forward and a turn), so the hips move, the feet step and
   // every target is written; the frame's update, pipeline and restore are measured. Then again with the
-  // hands' heading on (the hands held ahead while the head turns, so the blend runs every frame).
+  // hands' heading on (the hands held ahead while the head turns, so the blend runs every frame). Elbow and
+  // knee hints move with the body, so both limbs are swivelled and the drift learned every frame.
   for (const handsTurn of [0, 1]) {
     const body = new TrackedBody(ik, { autoUpdate: false, handsTurn });
+    body.leftElbow.weight = body.rightElbow.weight = body.leftKnee.weight = body.rightKnee.weight = 1;
     let t = 0;
     const frame = helperFrame(scene, {
       update(dt: number) {
@@ -221,6 +223,10 @@ if (only === "trackedBody") {
         body.head.rotation.set(0, Math.sin(a / 2), 0, Math.cos(a / 2));
         body.leftHand.position.set(-0.22, 1.05, z + 0.35);
         body.rightHand.position.set(0.22, 1.05 + 0.1 * Math.sin(t), z + 0.35);
+        body.leftElbow.position.set(-0.5, 1.2 + 0.1 * Math.sin(t), z);
+        body.rightElbow.position.set(0.5, 1.0, z + 0.1);
+        body.leftKnee.position.set(-0.3, 0.5, z + 0.3);
+        body.rightKnee.position.set(0.3, 0.5, z + 0.3 + 0.05 * Math.sin(t));
         body.update(dt);
       },
     });

@@ -69,10 +69,10 @@ describe("per-frame allocation, steady state", () => {
     expect(twoHandGripSearch.own, twoHandGripSearch.sites.join("\n")).toBeLessThan(1);
   }, 150_000);
 
-  it("TrackedBody allocates nothing of its own: trackers read, hips placed, feet stepping, targets written", () => {
+  it("TrackedBody allocates nothing of its own: trackers read, hips placed, feet stepping, targets written, elbow and knee hints", () => {
     const { trackedBody, trackedBodyHands } = run("trackedBody");
     notes.push(
-      `TrackedBody (head, hands, stepping feet): ${trackedBody.helpers.toFixed(2)} B in the helper, ` +
+      `TrackedBody (head, hands, stepping feet, elbow and knee hints): ${trackedBody.helpers.toFixed(2)} B in the helper, ` +
         `${trackedBody.total.toFixed(0)} B in all (the solver's hard frames: lock escapes, two-bone seeds); ` +
         `with handsTurn 1: ${trackedBodyHands.helpers.toFixed(2)} B in the helper`,
     );

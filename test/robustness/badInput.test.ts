@@ -30,6 +30,7 @@ import {
   type RigDescription,
   type SolvePlan,
   TrackedBody,
+  TrackedHint,
   TrackedPoint,
 } from "../../plugin/index.js";
 import { OWN_CHARACTERS, loadCharacter, type Loaded } from "../babylon/characters.js";
@@ -1473,6 +1474,7 @@ const tracked = (options: unknown) => ({
   character: true,
 });
 const point = new TrackedPoint("leftHand", 1);
+const hint = new TrackedHint("leftElbow");
 
 const TRACKED_ROWS: Row[] = [
   {
@@ -1533,6 +1535,30 @@ const TRACKED_ROWS: Row[] = [
     option: "leftHand",
     call: () => point.follow(3 as never),
     state: () => text([identity(point.node)]),
+  },
+  {
+    api: "`TrackedHint.position`",
+    input: "not a Vector3 of finite numbers (NaN, ±Infinity, null)",
+    result: "TrackedBody: leftElbow.position must be a Vector3 of finite numbers, got (NaN, 1, 0)",
+    option: "leftElbow.position",
+    call: () => (hint.position = new Vector3(Number.NaN, 1, 0)),
+    state: () => text([hint.position.asArray(), hint.weight]),
+  },
+  {
+    api: "`TrackedHint.weight`",
+    input: "outside 0 .. 1 or not a number",
+    result: "TrackedBody: leftElbow.weight must be a number in [0, 1], got -0.5",
+    option: "leftElbow.weight",
+    call: () => (hint.weight = -0.5),
+    state: () => text([hint.position.asArray(), hint.weight]),
+  },
+  {
+    api: "`TrackedHint.follow`",
+    input: "not a TransformNode (nor null)",
+    result: "TrackedBody: leftElbow.follow() takes a TransformNode or null, got [object Object]",
+    option: "leftElbow",
+    call: () => hint.follow({} as never),
+    state: () => text([identity(hint.node)]),
   },
   {
     api: "`TrackedBody.calibrate`",

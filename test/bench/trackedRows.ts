@@ -1,0 +1,95 @@
+// The tracked body benchmark's rows (not a bench file): what one clip's replay measured, and the printed table.
+import { formatTable } from "./harness.js";
+
+/** One clip's replay: errors in cm scaled to a 1.75 m human, rotations in degrees, times in µs a frame. */
+export interface Row {
+  readonly name: string;
+  readonly frames: number;
+  readonly upper: number;
+  readonly whole: number;
+  readonly baseUpper: number;
+  readonly baseWhole: number;
+  readonly chainsUpper: number;
+  readonly chainsWhole: number;
+  /** Mean joint rotation error (degrees): TrackedBody, baseline (a), baseline (b); upper body, whole body. */
+  readonly rotation: {
+    upper: number;
+    whole: number;
+    baseUpper: number;
+    baseWhole: number;
+    chainsUpper: number;
+    chainsWhole: number;
+  };
+  readonly sliding: number;
+  readonly jitter: number;
+  readonly clipJitter: number;
+  readonly micros: number;
+  /** µs a frame replaying the clip again (the code compiled and warm): see `bestReplay` in trackedClips.ts. */
+  readonly warmMicros: number;
+  /** The same for baseline (b). */
+  readonly chainsMicros: number;
+  /** Solver iterations per solve, mean over the measured frames. */
+  readonly iterations: number;
+  readonly steps: number;
+  readonly finite: boolean;
+  /** Frames with a knee bent more than 1 cm off its hip–ankle line toward the back (against the heading). */
+  readonly inverted: number;
+}
+
+const f1 = (x: number) => x.toFixed(1);
+
+/** The rows as a markdown table. */
+export function trackedTable(rows: readonly Row[]): string {
+  return formatTable(
+    [
+      "clip",
+      "frames",
+      "MPJPE upper",
+      "MPJPE whole",
+      "(a) upper",
+      "(a) whole",
+      "(b) upper",
+      "(b) whole",
+      "rotation upper °",
+      "rotation whole °",
+      "(a) rotation upper",
+      "(a) rotation whole",
+      "(b) rotation upper",
+      "(b) rotation whole",
+      "foot sliding / plant",
+      "jitter (clip's)",
+      "steps",
+      "iterations / solve",
+      "µs / frame",
+      "µs / frame (warm)",
+      "(b) µs / frame (warm)",
+      "knees inverted",
+      "finite",
+    ],
+    rows.map((r) => [
+      r.name,
+      r.frames,
+      f1(r.upper),
+      f1(r.whole),
+      f1(r.baseUpper),
+      f1(r.baseWhole),
+      f1(r.chainsUpper),
+      f1(r.chainsWhole),
+      f1(r.rotation.upper),
+      f1(r.rotation.whole),
+      f1(r.rotation.baseUpper),
+      f1(r.rotation.baseWhole),
+      f1(r.rotation.chainsUpper),
+      f1(r.rotation.chainsWhole),
+      f1(r.sliding),
+      `${r.jitter.toFixed(2)} (${r.clipJitter.toFixed(2)})`,
+      r.steps,
+      f1(r.iterations),
+      r.micros.toFixed(0),
+      r.warmMicros.toFixed(0),
+      r.chainsMicros.toFixed(0),
+      r.inverted,
+      r.finite ? "yes" : "NO",
+    ]),
+  );
+}
