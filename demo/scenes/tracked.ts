@@ -2,13 +2,14 @@ import { PointerDragBehavior } from "@babylonjs/core/Behaviors/Meshes/pointerDra
 import { StandardMaterial } from "@babylonjs/core/Materials/standardMaterial.js";
 import { Color3 } from "@babylonjs/core/Maths/math.color.js";
 import { Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
+import { CreateBox } from "@babylonjs/core/Meshes/Builders/boxBuilder.js";
 import { CreateSphere } from "@babylonjs/core/Meshes/Builders/sphereBuilder.js";
 import type { Mesh } from "@babylonjs/core/Meshes/mesh.js";
 import type { Scene } from "@babylonjs/core/scene.js";
 import { TrackedBody } from "../../plugin/index.js";
 import { CHARACTER_URLS } from "../assets.js";
 import { addCharacter, loadContainer } from "../stage/character.js";
-import { createFloor } from "../stage/floor.js";
+import { createFloor, gridMaterial } from "../stage/floor.js";
 import { createStage } from "../stage/stage.js";
 import { createSample, samplePath } from "../tracking/recordedPath.js";
 import { enableXrTracking, type XrTracking } from "../tracking/xrTrackers.js";
@@ -45,10 +46,20 @@ export const trackedScene: SceneDefinition = {
     });
     const scene = stage.scene;
     const floor = createFloor(scene);
+    // A 15 cm platform beside the recorded path: drag the head over it and the feet step up onto it.
+    const platform = CreateBox("platform", { width: 0.8, height: 0.15, depth: 1.6 }, scene);
+    platform.position.set(1.1, 0.075, 0.6);
+    platform.material = gridMaterial(scene, "platform", "#4a5563", "#9fb3c8");
+    platform.isPickable = false;
+    platform.receiveShadows = true;
     const container = await loadContainer(scene, CHARACTER_URLS.mannequin);
     const character = addCharacter(stage, container, { name: "mannequin", play: null });
     // The path bows to the knees and reaches overhead: the collarbones join the arms' chains for that.
-    const body = new TrackedBody(character.ik, { collarbones: true });
+    // The feet land on the floor and the platform (the tracker spheres are not ground).
+    const body = new TrackedBody(character.ik, {
+      collarbones: true,
+      ground: (mesh) => mesh === floor || mesh === platform,
+    });
     let dragged = false;
     const touch = () => (dragged = true);
     const head = trackerSphere(scene, "head", new Color3(1, 0.83, 0.25), touch);
@@ -119,7 +130,7 @@ export const trackedScene: SceneDefinition = {
       character,
       characters: [character],
       handles: null,
-      hint: "TrackedBody drives the whole body from the head and hands: they follow a recorded path (walk, turn, crouch, bow, reach up) until you drag a sphere. The small green spheres on the elbows are elbow hints: drag one to point its elbow. With a VR headset, Enter VR: the avatar mirrors you.",
+      hint: "TrackedBody drives the whole body from the head and hands: they follow a recorded path (walk, turn, crouch, bow, reach up) until you drag a sphere (drag the head over the platform: the feet step up onto it). The small green spheres on the elbows are elbow hints: drag one to point its elbow. With a VR headset, Enter VR: the avatar mirrors you.",
       metrics: () => ({
         headError: errors.head,
         handError: errors.hands,

@@ -64,4 +64,6 @@ export const HIT = 25;
 export const TURN = 28;
 export const REACH = 29;
 export const RAY = 30;
-export const SCALAR_SLOTS = 33;
+/** The face normal a ray hit (world). */
+export const HIT_NORMAL = 33;
+export const SCALAR_SLOTS = 36;

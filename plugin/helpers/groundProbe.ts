@@ -29,6 +29,7 @@ import {
   HIP_ALPHA,
   HIP_SMOOTHING,
   HIT,
+  HIT_NORMAL,
   MODEL_PER_WORLD,
   MODEL_ROTATION,
   MODEL_TARGET,
@@ -125,21 +126,12 @@ export class GroundProbe {
    * become the leg's goals.
    */
   cast(leg: LegState): boolean {
-    const pick = this._scene.pickWithRay(this._ray, this._predicate);
-    if (pick === null || !pick.hit || pick.pickedPoint === null) return false;
-    const s = leg.s;
     const n = this._n;
-    readVector(pick.pickedPoint, n, HIT);
+    if (!pickGround(this._scene, this._ray, this._predicate, n, HIT, n, HIT_NORMAL)) return false;
     if (!(n[HIT + 1] - n[REF_Y] <= this._settings.maxStepUp)) return false;
+    const s = leg.s;
     copy(s, GOAL_POINT, n, HIT, 3);
-    // The face's own normal: interpolated vertex normals would round every step edge into a ramp.
-    const normal = pick.getNormal(true, false);
-    if (normal !== null) readVector(normal, s, GOAL_SURFACE);
-    if (normal === null || !normalize3(s, GOAL_SURFACE, s, GOAL_SURFACE)) {
-      s[GOAL_SURFACE] = s[GOAL_SURFACE + 2] = 0;
-      s[GOAL_SURFACE + 1] = 1;
-    }
-    if (s[GOAL_SURFACE + 1] < 0) for (let k = 0; k < 3; k++) s[GOAL_SURFACE + k] = -s[GOAL_SURFACE + k];
+    copy(s, GOAL_SURFACE, n, HIT_NORMAL, 3);
     return true;
   }
 
@@ -193,6 +185,34 @@ export class GroundProbe {
     if (s[WEIGHT] < 1) quatScaleAngle(n, DELTA, s, WEIGHT);
     quatMultiply(s, MODEL_ROTATION, n, DELTA, frame.orientations, 4 * leg.leg.foot);
   }
+}
+
+/**
+ * Casts `ray` at the meshes `predicate` accepts; on a hit, the point (world) into `point[po..po+2]` and the
+ * face's normal turned up (world +Y; straight up when the face has none) into `normal[no..no+2]`. Shared by
+ * FootPlacement and TrackedBody.
+ */
+export function pickGround(
+  scene: Scene,
+  ray: Ray,
+  predicate: (mesh: AbstractMesh) => boolean,
+  point: Float64Array,
+  po: number,
+  normal: Float64Array,
+  no: number,
+): boolean {
+  const pick = scene.pickWithRay(ray, predicate);
+  if (pick === null || !pick.hit || pick.pickedPoint === null) return false;
+  readVector(pick.pickedPoint, point, po);
+  // The face's own normal: interpolated vertex normals would round every step edge into a ramp.
+  const face = pick.getNormal(true, false);
+  if (face !== null) readVector(face, normal, no);
+  if (face === null || !normalize3(normal, no, normal, no)) {
+    normal[no] = normal[no + 2] = 0;
+    normal[no + 1] = 1;
+  }
+  if (normal[no + 1] < 0) for (let k = 0; k < 3; k++) normal[no + k] = -normal[no + k];
+  return true;
 }
 
 /** A small function of its own, so V8 inlines Babylon's getters in it and no component is boxed. */

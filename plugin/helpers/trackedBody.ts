@@ -1,3 +1,4 @@
+import type { AbstractMesh } from "@babylonjs/core/Meshes/abstractMesh.js";
 import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import type { Observer } from "@babylonjs/core/Misc/observable.js";
 import {
@@ -12,6 +13,7 @@ import {
 import { transformDirection, transformPoint } from "../rig/index.js";
 import { FabrikError } from "../solver/index.js";
 import { attachedRig } from "./attached.js";
+import { defaultGround } from "./footPlacementOptions.js";
 import { createModelTarget } from "./modelTarget.js";
 import { TrackedBodyRig } from "./trackedBodyRig.js";
 import {
@@ -21,6 +23,7 @@ import {
 } from "./trackedBodyOptions.js";
 import { TrackedCalibration } from "./trackedCalibration.js";
 import { TrackedElbows } from "./trackedElbows.js";
+import { TrackedGround } from "./trackedGround.js";
 import { TrackedHandReach } from "./trackedHandReach.js";
 import type { TrackedHint, TrackedHintName } from "./trackedHint.js";
 import { HINT_NAMES, TrackedHints } from "./trackedHints.js";
@@ -28,6 +31,7 @@ import { blendHandsHeading } from "./trackedHandsHeading.js";
 import {
   headHeading,
   headingTurn,
+  hipsTracker,
   lowerForLegs,
   placeHips,
   raiseForHead,
@@ -47,9 +51,6 @@ import {
   HEAD_HEADING,
   HEAD_TARGET,
   HEADING,
-  HIPS_FREE,
-  HIPS_POS,
-  HIPS_TRACKER,
   SLOTS,
   SUPPORT,
   VALID,
@@ -116,6 +117,8 @@ export class TrackedBody {
   readonly settings: TrackedBodySettings;
   /** What the body measured of its avatar. */
   readonly body: TrackedBodyRig;
+  /** Which meshes are ground (the `ground` option), changeable at run time. */
+  ground: (mesh: AbstractMesh) => boolean;
 
   private readonly _rig: SkeletonRig;
   private readonly _points: readonly TrackedPoint[];
@@ -153,8 +156,9 @@ export class TrackedBody {
     this._rig = rig;
     this.body = body;
     this._points = [this.head, this.leftHand, this.rightHand, this.hips, this.leftFoot, this.rightFoot];
-    this._steps = new TrackedSteps(body);
     const node = behavior.attachedNode!;
+    this.ground = options.ground ?? defaultGround(rig.meshes, node);
+    this._steps = new TrackedSteps(body, new TrackedGround(node.getScene(), body, () => this.ground));
     this._calibration = new TrackedCalibration(node, body, behavior.modelToWorld!);
     const scene = node.getScene();
     const names = ["head", "left hand", "right hand", "left foot", "right foot"];
@@ -296,11 +300,12 @@ export class TrackedBody {
       headingTurn(v, body);
       this._steps.support(v, SUPPORT, v);
       placeHips(v, body, this.settings);
-      this._hipsTracker();
-      this._steps.update(v, this.settings);
+      hipsTracker(v);
+      this._steps.update(v, this.settings, frame);
       for (let i = 0; i < 2; i++) {
         this._steps.read(i, v, C);
         footTarget(v, body, i);
+        this._steps.tilt(i, v, FOOT_TARGET + 7 * i + 3);
         if (v[VALID + 4 + i] === 1 && v[APPLIED + 4 + i] > 0) trackedFoot(v, body, i);
       }
       lowerForLegs(v, body, FOOT_TARGET, this._airborne);
@@ -369,15 +374,6 @@ export class TrackedBody {
       const step = !(fade > 0) ? 1 : dt / fade;
       v[APPLIED + i] = goal > applied ? Math.min(goal, applied + step) : Math.max(goal, applied - step);
     }
-  }
-
-  /** With a hips tracker: its place, by its weight, instead of the one from the head. */
-  private _hipsTracker(): void {
-    const v = this._v;
-    const w = v[VALID + 3] === 1 ? v[APPLIED + 3] : 0;
-    v[HIPS_FREE] = w > 0 ? 1 - w : 1;
-    if (!(w > 0)) return;
-    for (let k = 0; k < 3; k++) v[HIPS_POS + k] += (v[HIPS_TRACKER + k] - v[HIPS_POS + k]) * w;
   }
 
   /** Writes target `t`'s place and rotation from `v[o..o+6]`. */

@@ -1,3 +1,4 @@
+import type { AbstractMesh } from "@babylonjs/core/Meshes/abstractMesh.js";
 import { FabrikError } from "../solver/index.js";
 
 export interface TrackedBodyOptions {
@@ -26,6 +27,22 @@ export interface TrackedBodyOptions {
   /** Seconds over which the body's heading follows the head's. Default 0.15. */
   turnSmoothing?: number;
   /**
+   * Which meshes are ground: where a step lands, a ray cast down finds them (as FootPlacement's does) and the
+   * foot stands on what it hits, its sole turned to the slope. Default: every enabled, visible, pickable mesh
+   * that is not part of the character. With none hit, the foot stands on the plane through the model root's
+   * origin (the animation's ground). `() => false` turns the casting off.
+   */
+  ground?: (mesh: AbstractMesh) => boolean;
+  /**
+   * How far above the ground a foot stands on a step may land, as a fraction of the leg's length: the ray
+   * starts that high (ground higher than that is not seen). Default 0.5.
+   */
+  maxStepUp?: number;
+  /** How far below it a step may land (the ray's reach below), as a fraction of the leg's length. Default 0.5. */
+  maxStepDown?: number;
+  /** The most a foot turns (radians) to follow the ground's slope. Default 0.52 (30°). */
+  maxTilt?: number;
+  /**
    * How far, 0..1, the body's heading is turned from the head's toward the hands (the way from the head to
    * their midpoint, on the ground) when they show where the chest faces: both tracked, well ahead of the head
    * and within 45° of its way (counting less up to 75°). Looking around with the hands held before the body
@@ -45,8 +62,8 @@ export interface TrackedBodyOptions {
 }
 
 /**
- * The settings a TrackedBody runs with (all options but `height`, `collarbones` and `autoUpdate`), editable at
- * run time.
+ * The settings a TrackedBody runs with (all options but `height`, `ground`, `collarbones` and `autoUpdate`),
+ * editable at run time (the ground as `TrackedBody.ground`).
  */
 export interface TrackedBodySettings {
   fadeTime: number;
@@ -58,6 +75,9 @@ export interface TrackedBodySettings {
   stepHeight: number;
   turnSmoothing: number;
   handsTurn: number;
+  maxStepUp: number;
+  maxStepDown: number;
+  maxTilt: number;
 }
 
 const OPTION_KEYS = [
@@ -71,6 +91,10 @@ const OPTION_KEYS = [
   "stepHeight",
   "turnSmoothing",
   "handsTurn",
+  "ground",
+  "maxStepUp",
+  "maxStepDown",
+  "maxTilt",
   "collarbones",
   "autoUpdate",
 ];
@@ -93,6 +117,9 @@ const RANGES: Record<keyof TrackedBodySettings, Range> = {
   stepHeight: { min: 0, max: 1, open: false, fallback: 0.12 },
   turnSmoothing: { min: 0, max: 10, open: false, fallback: 0.15 },
   handsTurn: { min: 0, max: 1, open: false, fallback: 1 },
+  maxStepUp: { min: 0, max: 10, open: true, fallback: 0.5 },
+  maxStepDown: { min: 0, max: 10, open: false, fallback: 0.5 },
+  maxTilt: { min: 0, max: 1.5, open: false, fallback: 0.52 },
 };
 
 function describe(range: Range): string {
@@ -119,6 +146,13 @@ export function trackedBodySettings(options: TrackedBodyOptions, who: string): T
     if (options[key] !== undefined && typeof options[key] !== "boolean") {
       throw new FabrikError(`${who}: ${key} must be true or false`, undefined, key);
     }
+  }
+  if (options.ground !== undefined && typeof options.ground !== "function") {
+    throw new FabrikError(
+      `${who}: ground must be a function (mesh) => boolean, got ${String(options.ground)}`,
+      undefined,
+      "ground",
+    );
   }
   const settings = {} as TrackedBodySettings;
   for (const key of Object.keys(RANGES) as (keyof TrackedBodySettings)[]) {

@@ -60,6 +60,11 @@ export class TrackedBodyRig {
   /** Per side (3 numbers each): the foot minus the hips in the body frame (forward, up, left), then its height. */
   readonly footFromHips = new Float64Array(6);
   readonly footHeight = new Float64Array(2);
+  /**
+   * How far ahead of the ankle the sole reaches (rest, along forward): half again the toe joint's distance,
+   * to the toes' tips; with no toe joint, a fifth of the leg's length (a person's foot).
+   */
+  readonly toeReach: number;
   /** Per side: the upper leg (the hip joint) minus the hips in the body frame. */
   readonly hipFromHips = new Float64Array(6);
   readonly legLength: number;
@@ -179,6 +184,9 @@ export class TrackedBodyRig {
     }
     this.legLength = legs / 2;
     this.armLength = arms / 2;
+    const toes = roles.leftToes;
+    const toeAhead = toes !== undefined ? along(toes, 0, this.sides[0].foot) : 0;
+    this.toeReach = toeAhead > 0 ? 1.5 * toeAhead : 0.2 * this.legLength;
     if (!(
       this.spineLength > 0 &&
       this.legLength > 0 &&

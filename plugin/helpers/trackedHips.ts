@@ -11,22 +11,26 @@ import type { TrackedBodySettings } from "./trackedBodyOptions.js";
 import { cross3, frameQuaternion, removeAlong, slerp4, unit3 } from "./trackedMath.js";
 import {
   A,
+  APPLIED,
   B,
   BODY_WEIGHT,
   C,
   FRAME_SCRATCH,
+  GROUND_LEVEL,
   HEAD,
   HEAD_HEADING,
   HEADING,
   HIPS_FREE,
   HIPS_POS,
   HIPS_ROT,
+  HIPS_TRACKER,
   LEAN,
   LEAN_DIR,
   LEFT,
   Q1,
   Q2,
   SUPPORT,
+  VALID,
   YAW,
 } from "./trackedSlots.js";
 
@@ -77,8 +81,8 @@ export function headingTurn(v: Float64Array, body: TrackedBodyRig): void {
  * The hips' place `v[HIPS_POS]` from the head `v[HEAD]` and the feet's midpoint `v[SUPPORT]`: horizontally,
  * over the feet as they stand at rest, moved by `hipsFollow` of the head's own offset from there (the spine
  * leans over the rest); vertically, a spine's length below the head along the lean, never above standing
- * height nor below a deep squat. `v[LEAN]` and `v[LEAN_DIR]` say how far and which way the spine leans.
- * `headingTurn` ran first.
+ * height nor below a deep squat (above the ground under the feet, `v[GROUND_LEVEL]`). `v[LEAN]` and
+ * `v[LEAN_DIR]` say how far and which way the spine leans. `headingTurn` ran first.
  */
 export function placeHips(v: Float64Array, body: TrackedBodyRig, settings: TrackedBodySettings): void {
   const up = body.frame;
@@ -118,8 +122,9 @@ export function placeHips(v: Float64Array, body: TrackedBodyRig, settings: Track
   if (!unit3(v, LEAN_DIR)) v[LEAN_DIR] = v[LEAN_DIR + 1] = v[LEAN_DIR + 2] = 0;
   v[LEAN] = lean;
   let height = headHeight - (hf[1] / body.spineLength) * spine * Math.cos(lean);
-  const highest = body.standHips,
-    lowest = body.standHips * LOWEST_HIPS;
+  // Standing height and a deep squat above the ground the feet stand on.
+  const highest = body.standHips + v[GROUND_LEVEL],
+    lowest = body.standHips * LOWEST_HIPS + v[GROUND_LEVEL];
   height = height > highest ? highest : height < lowest ? lowest : height;
   if (!Number.isFinite(height)) height = highest;
   for (let k = 0; k < 3; k++) v[HIPS_POS + k] += height * up[3 + k];
@@ -206,7 +211,7 @@ export function lowerForLegs(
   }
   if (drop > MOST_LEG_DROP * body.legLength) drop = MOST_LEG_DROP * body.legLength;
   const height = v[HIPS_POS] * up[3] + v[HIPS_POS + 1] * up[4] + v[HIPS_POS + 2] * up[5];
-  const most = height - body.standHips * LOWEST_HIPS;
+  const most = height - body.standHips * LOWEST_HIPS - v[GROUND_LEVEL];
   if (drop > most) drop = most > 0 ? most : 0;
   for (let k = 0; k < 3; k++) v[HIPS_POS + k] -= drop * up[3 + k];
 }
@@ -278,4 +283,12 @@ export function writeHips(
   slerp4(v, Q1, v, Q1, HIPS_ROT, v, BODY_WEIGHT);
   if (parent >= 0) quatConjugateMultiply(v, Q1, o, 4 * parent, v, Q1);
   frame.setLocalRotation(hips, v, Q1);
+}
+
+/** With a hips tracker: its place `v[HIPS_TRACKER]`, by its applied weight, instead of the one from the head. */
+export function hipsTracker(v: Float64Array): void {
+  const w = v[VALID + 3] === 1 ? v[APPLIED + 3] : 0;
+  v[HIPS_FREE] = w > 0 ? 1 - w : 1;
+  if (!(w > 0)) return;
+  for (let k = 0; k < 3; k++) v[HIPS_POS + k] += (v[HIPS_TRACKER + k] - v[HIPS_POS + k]) * w;
 }

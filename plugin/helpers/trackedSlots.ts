@@ -56,4 +56,6 @@ export const WARM = 161;
 export const HIPS_FREE = 165;
 /** The way the hands say the chest faces: from the head toward their midpoint, on the ground (unit). */
 export const HANDS_HEADING = 166;
-export const SLOTS = 169;
+/** The ground's height under the feet (the mean of the two, along up): the hips stand over it. */
+export const GROUND_LEVEL = 169;
+export const SLOTS = 170;

@@ -1,7 +1,9 @@
+import type { FabrikFrame } from "../babylon/index.js";
 import type { TrackedBodyRig } from "./trackedBodyRig.js";
 import type { TrackedBodySettings } from "./trackedBodyOptions.js";
 import { removeAlong, unit3 } from "./trackedMath.js";
-import { DT, HEAD, HEADING, HIPS_POS, LEFT } from "./trackedSlots.js";
+import type { TrackedGround } from "./trackedGround.js";
+import { DT, GROUND_LEVEL, HEAD, HEADING, HIPS_POS, LEFT } from "./trackedSlots.js";
 
 /* Slots of one foot's state (FOOT_SIZE numbers per foot). */
 const POS = 0; // where the foot is now
@@ -15,16 +17,31 @@ const DURATION = 19;
 const LIFT = 20;
 const STEPPING = 21; // 1 while in the air
 const WANT = 22; // where it would stand under the hips
-const FOOT_SIZE = 25;
+const GROUND = 25; // the ground the step lands on: a point, then its normal (see TrackedGround)
+const CAST_AT = 31; // where that ground was cast
+const LEVEL = 34; // the ground's height under the foot (along up, without the lift)
+const FROM_LEVEL = 35;
+const TO_LEVEL = 36;
+const NORMAL = 37; // the ground's normal the sole is turned to
+const FROM_NORMAL = 40;
+const SHIFT = 43; // how far the landing was moved off an edge
+const FOOT_SIZE = 46;
 /* Slots shared by both feet, after them. */
-const VELOCITY = 2 * FOOT_SIZE;
+/** A third foot's slots for the dry casts (see `_cast`): written, never read. */
+const DRY = 2 * FOOT_SIZE;
+const VELOCITY = 3 * FOOT_SIZE;
 const LAST_HIPS = VELOCITY + 3;
 const UP = LAST_HIPS + 3;
 const TMP = UP + 3;
 /** The hips' ground speed, and a result slot (doubles returned from calls are boxed; slots are not). */
 const SPEED = TMP + 3;
 const RESULT = SPEED + 1;
-const STATE_SIZE = RESULT + 1;
+/** Where a landing foot's toes reach, and the ground there. */
+const TOE = RESULT + 1;
+const TOE_GROUND = TOE + 3;
+/** A cast's range: the ground's height it starts from, how far above and below it the ray reaches. */
+const RANGE = TOE_GROUND + 6;
+const STATE_SIZE = RANGE + 3;
 
 /** The hips' ground speed is smoothed over this many seconds before it times and aims the steps. */
 const SPEED_SMOOTHING = 0.1;
@@ -34,12 +51,20 @@ const TELEPORT = 3;
 const LEAD = 1;
 /** ... but never more than this many leg lengths ahead. */
 const MOST_LEAD = 0.4;
+/** A step's target that moves this many leg lengths from where its ground was cast casts again. */
+const RECAST = 0.1;
+/**
+ * Ground under the toes higher than this many leg lengths above the ground under the ankle is a step's edge
+ * under the sole: the foot lands further on, on the step.
+ */
+const EDGE = 0.01;
 
 /**
  * The feet of a tracked body: planted where they stand until the hips move or turn too far from them, then
  * one steps (never both at once), along an arc to where it would stand under the hips, led by the body's
- * velocity. Positions are model space, on the plane through the model origin (the animation's ground) at
- * each foot's rest height.
+ * velocity. Positions are model space. A step lands on the ground a ray finds under its target (TrackedGround:
+ * cast when the step starts, again if the target moves far), at the foot's rest height above it, the sole
+ * turned to its slope; with no ground hit, on the plane through the model origin (the animation's ground).
  */
 export class TrackedSteps {
   private readonly _s = new Float64Array(STATE_SIZE);
@@ -47,7 +72,10 @@ export class TrackedSteps {
   /** Steps taken since the start (a count for tests and tools). */
   steps = 0;
 
-  constructor(private readonly _body: TrackedBodyRig) {
+  constructor(
+    private readonly _body: TrackedBodyRig,
+    private readonly _ground: TrackedGround,
+  ) {
     for (let k = 0; k < 3; k++) this._s[UP + k] = _body.frame[3 + k];
   }
 
@@ -61,6 +89,11 @@ export class TrackedSteps {
     this._started = false;
   }
 
+  /** Tilts foot `i`'s rotation `v[q..q+3]` (model space) from up to the ground its sole stands on. */
+  tilt(i: number, v: Float64Array, q: number): void {
+    this._ground.tilt(v, q, this._s, i * FOOT_SIZE + NORMAL);
+  }
+
   /** Foot `i`'s position and pointing direction into `out` (6 numbers from `o`). */
   read(i: number, out: Float64Array, o: number): void {
     const b = i * FOOT_SIZE;
@@ -72,7 +105,7 @@ export class TrackedSteps {
 
   /**
    * The midpoint of the feet into `out[o..o+2]`; before the first step, where they would stand at rest under
-   * the head `v[HEAD]`.
+   * the head `v[HEAD]`; the ground's height under them into `v[GROUND_LEVEL]`.
    */
   support(out: Float64Array, o: number, v: Float64Array): void {
     const s = this._s,
@@ -86,12 +119,16 @@ export class TrackedSteps {
         ? (s[POS + k] + s[FOOT_SIZE + POS + k]) / 2
         : v[HEAD + k] - f * v[HEADING + k] - l * v[LEFT + k];
     }
+    // The mean of the feet's: the higher foot's would lift the hips out of the lower leg's reach (a planted
+    // foot lifted off a slope).
+    v[GROUND_LEVEL] = this._started ? (s[LEVEL] + s[FOOT_SIZE + LEVEL]) / 2 : 0;
   }
 
   /** One frame of `v[DT]` seconds, with the hips at `v[HIPS_POS]` heading `v[HEADING]`. */
-  update(v: Float64Array, settings: TrackedBodySettings): void {
+  update(v: Float64Array, settings: TrackedBodySettings, frame: FabrikFrame): void {
     const s = this._s,
       body = this._body;
+    this._ground.begin(frame);
     const dt = v[DT];
     const leg = body.legLength;
     // The hips on the ground, and their smoothed velocity.
@@ -115,19 +152,19 @@ export class TrackedSteps {
           s[TMP + k] + ff[3 * i] * v[HEADING + k] + ff[3 * i + 2] * v[LEFT + k] + height * s[UP + k];
       }
       if (this._started) {
-        distance(s, b + POS, b + WANT);
+        horizontal(s, b + POS, b + WANT);
         if (s[RESULT] > TELEPORT * leg) far = true;
       }
     }
     if (!this._started || far || !(Math.abs(s[VELOCITY]) + Math.abs(s[VELOCITY + 1]) < 1e300)) {
-      this._plantAll(v);
+      this._plantAll(v, settings);
       return;
     }
     s[SPEED] = Math.sqrt(
       s[VELOCITY] * s[VELOCITY] + s[VELOCITY + 1] * s[VELOCITY + 1] + s[VELOCITY + 2] * s[VELOCITY + 2],
     );
     s[RESULT] = dt;
-    for (let i = 0; i < 2; i++) if (s[i * FOOT_SIZE + STEPPING] === 1) this._advance(i, v);
+    for (let i = 0; i < 2; i++) if (s[i * FOOT_SIZE + STEPPING] === 1) this._advance(i, v, settings);
     if (s[STEPPING] === 1 || s[FOOT_SIZE + STEPPING] === 1) return;
     // Both planted: the foot furthest from its place (or turned furthest from the heading) steps, if either must.
     let best = -1,
@@ -148,20 +185,36 @@ export class TrackedSteps {
     // Prepared every frame both feet stand (the foot that would step next), started only when one must: a
     // path run on every frame is compiled, a rare one runs in the interpreter, which boxes its doubles.
     this._prepare(best >= 0 ? best : 0, v, settings);
+    this._dryCast(settings);
     if (best >= 0) {
+      this._cast(best * FOOT_SIZE, best, settings, true);
       s[best * FOOT_SIZE + STEPPING] = 1;
       this.steps++;
     }
   }
 
-  private _plantAll(v: Float64Array): void {
+  private _plantAll(v: Float64Array, settings: TrackedBodySettings): void {
     const s = this._s;
+    const leg = this._body.legLength;
+    // From the head down (at the start, after a teleport: the ground may be anywhere under it): the ground a
+    // standing head would be over, up to the head itself and maxStepDown below.
+    const head = v[HEAD] * s[UP] + v[HEAD + 1] * s[UP + 1] + v[HEAD + 2] * s[UP + 2];
+    s[RANGE + 1] = this._body.standHead;
+    s[RANGE] = head - s[RANGE + 1];
+    s[RANGE + 2] = settings.maxStepDown * leg;
     for (let i = 0; i < 2; i++) {
       const b = i * FOOT_SIZE;
       for (let k = 0; k < 3; k++) {
         s[b + POS + k] = s[b + WANT + k];
         s[b + DIR + k] = v[HEADING + k];
       }
+      this._ground.cast(s, b + POS, RANGE, settings, b + GROUND, true);
+      for (let k = 0; k < 3; k++) {
+        s[b + CAST_AT + k] = s[b + POS + k];
+        s[b + NORMAL + k] = s[b + GROUND + 3 + k];
+      }
+      this._ground.land(s, b + POS, b + GROUND, i, b + LEVEL);
+      s[b + TO_LEVEL] = s[b + LEVEL];
       s[b + STEPPING] = 0;
     }
     for (let k = 0; k < 3; k++) s[VELOCITY + k] = 0;
@@ -178,7 +231,10 @@ export class TrackedSteps {
     for (let k = 0; k < 3; k++) {
       s[b + FROM + k] = s[b + POS + k];
       s[b + FROM_DIR + k] = s[b + DIR + k];
+      s[b + FROM_NORMAL + k] = s[b + NORMAL + k];
+      s[b + SHIFT + k] = 0;
     }
+    s[b + FROM_LEVEL] = s[b + LEVEL];
     s[b + DURATION] = duration;
     s[b + PHASE] = 0;
     this._aim(i, v);
@@ -196,27 +252,79 @@ export class TrackedSteps {
     const k0 =
       speed * lead > MOST_LEAD * this._body.legLength ? (MOST_LEAD * this._body.legLength) / speed : lead;
     for (let k = 0; k < 3; k++) {
-      s[b + TO + k] = s[b + WANT + k] + k0 * s[VELOCITY + k];
+      s[b + TO + k] = s[b + WANT + k] + k0 * s[VELOCITY + k] + s[b + SHIFT + k];
       s[b + TO_DIR + k] = v[HEADING + k];
     }
   }
 
+  /**
+   * The ground under foot `i`'s landing `s[TO]`, cast from the height it lifts off at; `s[TO]` put on it. Run
+   * when a step starts, and again when its target moved far from where it was cast.
+   */
+  private _cast(b: number, i: number, settings: TrackedBodySettings, pick: boolean): void {
+    const s = this._s,
+      body = this._body,
+      leg = body.legLength;
+    const ground = this._ground;
+    s[RANGE] = s[b + FROM_LEVEL];
+    s[RANGE + 1] = settings.maxStepUp * leg;
+    s[RANGE + 2] = settings.maxStepDown * leg;
+    ground.cast(s, b + TO, RANGE, settings, b + GROUND, pick);
+    // The toes' ground higher than the ankle's: an edge under the sole (the toes would stand in the step).
+    for (let k = 0; k < 3; k++) s[TOE + k] = s[b + TO + k] + body.toeReach * s[b + TO_DIR + k];
+    ground.cast(s, TOE, RANGE, settings, TOE_GROUND, pick);
+    ground.above(s, b + GROUND, TOE_GROUND, RESULT);
+    // The foot lands a foot's reach further on, on the step, cast there (branch-free: a dry run takes the
+    // same path).
+    const edge = s[RESULT] > EDGE * leg ? 1 : 0;
+    for (let k = 0; k < 3; k++) {
+      s[b + SHIFT + k] += edge * body.toeReach * s[b + TO_DIR + k];
+      s[b + TO + k] += edge * body.toeReach * s[b + TO_DIR + k];
+    }
+    ground.cast(s, b + TO, RANGE, settings, TOE_GROUND, pick && edge === 1);
+    for (let k = 0; k < 6; k++) s[b + GROUND + k] += edge * (s[TOE_GROUND + k] - s[b + GROUND + k]);
+    for (let k = 0; k < 3; k++) s[b + CAST_AT + k] = s[b + TO + k];
+    ground.land(s, b + TO, b + GROUND, i, b + TO_LEVEL);
+  }
+
+  /** A cast with everything but the picking, into the dry slots, every frame both feet stand (see `cast`). */
+  private _dryCast(settings: TrackedBodySettings): void {
+    const s = this._s;
+    s.copyWithin(DRY, 0, FOOT_SIZE);
+    this._cast(DRY, 0, settings, false);
+  }
+
   /** Foot `i` moves `s[RESULT]` seconds further along its step. */
-  private _advance(i: number, v: Float64Array): void {
+  private _advance(i: number, v: Float64Array, settings: TrackedBodySettings): void {
     const s = this._s,
       b = i * FOOT_SIZE;
     const dt = s[RESULT];
     s[b + PHASE] = Math.min(1, s[b + PHASE] + (s[b + DURATION] > 0 ? dt / s[b + DURATION] : 1));
     this._aim(i, v);
+    horizontal(s, b + TO, b + CAST_AT);
+    if (s[RESULT] > RECAST * this._body.legLength) this._cast(b, i, settings, true);
+    else this._ground.land(s, b + TO, b + GROUND, i, b + TO_LEVEL);
     const t = s[b + PHASE];
     const e = t * t * (3 - 2 * t);
-    const lift = s[b + LIFT] * Math.sin(Math.PI * t);
+    // Up or down a step, the foot rises before it moves over the higher ground and leaves the higher ground
+    // before it comes down: its height takes the rise in the first half of the step going up, the second
+    // half going down.
+    const rise =
+      (s[b + TO] - s[b + FROM]) * s[UP] +
+      (s[b + TO + 1] - s[b + FROM + 1]) * s[UP + 1] +
+      (s[b + TO + 2] - s[b + FROM + 2]) * s[UP + 2];
+    const h = rise > 0 ? Math.min(1, 2 * t) : Math.max(0, 2 * t - 1);
+    const height = rise * h * h * (3 - 2 * h) + s[b + LIFT] * Math.sin(Math.PI * t);
     for (let k = 0; k < 3; k++) {
-      s[b + POS + k] = s[b + FROM + k] + (s[b + TO + k] - s[b + FROM + k]) * e + lift * s[UP + k];
+      s[b + POS + k] =
+        s[b + FROM + k] + (s[b + TO + k] - s[b + FROM + k] - rise * s[UP + k]) * e + height * s[UP + k];
       s[b + DIR + k] = s[b + FROM_DIR + k] + (s[b + TO_DIR + k] - s[b + FROM_DIR + k]) * e;
+      s[b + NORMAL + k] = s[b + FROM_NORMAL + k] + (s[b + GROUND + 3 + k] - s[b + FROM_NORMAL + k]) * e;
     }
+    s[b + LEVEL] = s[b + FROM_LEVEL] + (s[b + TO_LEVEL] - s[b + FROM_LEVEL]) * e;
     removeAlong(s, b + DIR, UP);
     if (!unit3(s, b + DIR)) for (let k = 0; k < 3; k++) s[b + DIR + k] = s[b + TO_DIR + k];
+    if (!unit3(s, b + NORMAL)) for (let k = 0; k < 3; k++) s[b + NORMAL + k] = s[b + GROUND + 3 + k];
     if (t >= 1) s[b + STEPPING] = 0;
   }
 }
@@ -225,14 +333,6 @@ export class TrackedSteps {
  * Distances go into s[RESULT] rather than being returned: a double returned from a call V8 does not inline is
  * boxed, an allocation a frame.
  */
-
-/** Distance from `s[a..]` to `s[b..]`, into `s[RESULT]`. */
-function distance(s: Float64Array, a: number, b: number): void {
-  const x = s[a] - s[b],
-    y = s[a + 1] - s[b + 1],
-    z = s[a + 2] - s[b + 2];
-  s[RESULT] = Math.sqrt(x * x + y * y + z * z);
-}
 
 /** Distance from `s[a..]` to `s[b..]` along the ground, into `s[RESULT]`. */
 function horizontal(s: Float64Array, a: number, b: number): void {

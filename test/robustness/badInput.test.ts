@@ -1501,6 +1501,20 @@ const TRACKED_ROWS: Row[] = [
   },
   {
     api: "`new TrackedBody`",
+    input: "a ground setting out of its range (`maxStepUp` 0, `maxStepDown` -1, `maxTilt` 2)",
+    result: "TrackedBody: maxStepUp must be a number > 0 and <= 10, got 0",
+    option: "maxStepUp",
+    ...tracked({ maxStepUp: 0 }),
+  },
+  {
+    api: "`new TrackedBody`",
+    input: "`ground` not a function",
+    result: "TrackedBody: ground must be a function (mesh) => boolean, got true",
+    option: "ground",
+    ...tracked({ ground: true }),
+  },
+  {
+    api: "`new TrackedBody`",
     input: "`height` outside 0.5 .. 3 m",
     result: "TrackedBody: height must be a number of metres in [0.5, 3], got 12",
     option: "height",
