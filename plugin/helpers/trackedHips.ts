@@ -1,7 +1,7 @@
 import { quatAxisAngle, quatMultiply, quatMultiplyConjugate, quatRotate } from "../rig/index.js";
 import type { TrackedBodyRig } from "./trackedBodyRig.js";
 import type { TrackedBodySettings } from "./trackedBodyOptions.js";
-import { cross3, frameQuaternion, removeAlong, unit3 } from "./trackedMath.js";
+import { cross3, frameQuaternion, removeAlong, turnAbout, unit3 } from "./trackedMath.js";
 import {
   A,
   B,
@@ -54,10 +54,37 @@ export function headHeading(v: Float64Array, body: TrackedBodyRig): boolean {
 }
 
 /**
- * `v[YAW]`: the turn about up from the rest body frame to the heading `v[HEADING]`; `v[LEFT]` the heading's
- * left.
+ * The most the body's heading lags behind the way the head (and hands) face, radians: a neck turns about 70°
+ * and a spine twists a little more, so a head spinning faster than the heading's smoothing follows (a dance's
+ * pirouette) carries the body round with it instead of leaving the hips, knees and feet facing away.
+ */
+const MOST_LAG = 1.2;
+
+/** Turns the smoothed heading `v[HEADING]` toward `v[HEAD_HEADING]` until it lags at most `MOST_LAG`. */
+function keepUpWithHead(v: Float64Array, body: TrackedBodyRig): void {
+  const up = body.frame;
+  const px = up[4] * v[HEADING + 2] - up[5] * v[HEADING + 1],
+    py = up[5] * v[HEADING] - up[3] * v[HEADING + 2],
+    pz = up[3] * v[HEADING + 1] - up[4] * v[HEADING];
+  const angle = Math.abs(
+    Math.atan2(
+      px * v[HEAD_HEADING] + py * v[HEAD_HEADING + 1] + pz * v[HEAD_HEADING + 2],
+      v[HEADING] * v[HEAD_HEADING] +
+        v[HEADING + 1] * v[HEAD_HEADING + 1] +
+        v[HEADING + 2] * v[HEAD_HEADING + 2],
+    ),
+  );
+  if (!(angle > MOST_LAG)) return;
+  v[A] = 1 - MOST_LAG / angle;
+  turnAbout(v, HEADING, HEAD_HEADING, up, 3, A);
+}
+
+/**
+ * `v[YAW]`: the turn about up from the rest body frame to the heading `v[HEADING]` (first brought within
+ * `MOST_LAG` of `v[HEAD_HEADING]`); `v[LEFT]` the heading's left.
  */
 export function headingTurn(v: Float64Array, body: TrackedBodyRig): void {
+  keepUpWithHead(v, body);
   const f = body.frame;
   for (let k = 0; k < 3; k++) v[B + k] = f[3 + k];
   frameQuaternion(v, Q2, v, HEADING, B, FRAME_SCRATCH);
