@@ -228,6 +228,32 @@ export function lowerForLegs(
   const most = height - body.standHips * LOWEST_HIPS;
   if (drop > most) drop = most > 0 ? most : 0;
   for (let k = 0; k < 3; k++) v[HIPS_POS + k] -= drop * up[3 + k];
+  // A planted foot still out of reach holds the hips back (by `v[HIPS_FREE]`): it would otherwise be dragged
+  // along the ground after them (a spin on one foot while the other steps round).
+  for (let i = 0; i < 2; i++) {
+    if (airborne(i)) continue;
+    legSpan(v, body, i, feet + 7 * i);
+    const h = span[HEIGHT];
+    if (!(h < reach)) continue;
+    const across = Math.sqrt(span[ACROSS2]),
+      allowed = Math.sqrt(reach * reach - h * h);
+    if (!(across > allowed)) continue;
+    // Along the ground from the hip joint toward the foot (legSpan's hip: the hips carried by the heading).
+    const hp = body.hipFromHips;
+    for (let k = 0; k < 3; k++) {
+      v[A + k] =
+        v[feet + 7 * i + k] -
+        v[HIPS_POS + k] -
+        hp[3 * i] * v[HEADING + k] -
+        hp[3 * i + 1] * up[3 + k] -
+        hp[3 * i + 2] * v[LEFT + k];
+      v[B + k] = up[3 + k];
+    }
+    removeAlong(v, A, B);
+    if (!unit3(v, A)) continue;
+    const shift = (across - allowed) * v[HIPS_FREE];
+    for (let k = 0; k < 3; k++) v[HIPS_POS + k] += shift * v[A + k];
+  }
 }
 
 /**
