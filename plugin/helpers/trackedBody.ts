@@ -58,7 +58,7 @@ import {
   WEIGHT,
 } from "./trackedSlots.js";
 import { footTarget, handTarget, headTarget, headWithinReach, trackedFoot } from "./trackedTargets.js";
-import { bendKnees } from "./trackedKnees.js";
+import { TrackedKnees } from "./trackedKnees.js";
 import { TrackedSteps } from "./trackedSteps.js";
 import { TrackedWarmStart } from "./trackedWarmStart.js";
 
@@ -127,6 +127,7 @@ export class TrackedBody {
   private readonly _warm: TrackedWarmStart;
   private readonly _elbows: TrackedElbows;
   private readonly _reach: TrackedHandReach;
+  private readonly _knees: TrackedKnees;
   private readonly _solved: Observer<FabrikSolvedEvent> | null;
   private readonly _calibration: TrackedCalibration;
   /** Target nodes: head, left hand, right hand, left foot, right foot. */
@@ -182,6 +183,7 @@ export class TrackedBody {
     }
     this._auto = options.autoUpdate ?? true;
     this._warm = new TrackedWarmStart(rig, body);
+    this._knees = new TrackedKnees(body, rig.parents);
     this._elbows = new TrackedElbows(behavior, rig, body);
     this._reach = new TrackedHandReach(rig, body, options.collarbones !== false);
     const hints = (this._hints = new TrackedHints(rig, body));
@@ -321,8 +323,9 @@ export class TrackedBody {
       this._warm.apply(frame, v, WARM);
       if (wBody > 0) {
         v[BODY_WEIGHT] = wBody * k;
-        bendKnees(frame, v, this.body, this._rig.parents);
+        this._knees.bend(frame, v);
         writeHips(frame, v, this.body, this._rig.parents);
+        this._knees.carry(frame, v);
       }
       for (let i = 0; i < 2; i++) {
         this._write(3 + i, FOOT_TARGET + 7 * i);

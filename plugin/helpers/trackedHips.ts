@@ -8,7 +8,7 @@ import {
 } from "../rig/index.js";
 import type { TrackedBodyRig } from "./trackedBodyRig.js";
 import type { TrackedBodySettings } from "./trackedBodyOptions.js";
-import { cross3, frameQuaternion, removeAlong, slerp4, unit3 } from "./trackedMath.js";
+import { cross3, frameQuaternion, removeAlong, slerp4, turnAbout, unit3 } from "./trackedMath.js";
 import {
   A,
   APPLIED,
@@ -66,10 +66,37 @@ export function headHeading(v: Float64Array, body: TrackedBodyRig): boolean {
 }
 
 /**
- * `v[YAW]`: the turn about up from the rest body frame to the heading `v[HEADING]`; `v[LEFT]` the heading's
- * left.
+ * The most the body's heading lags behind the way the head (and hands) face, radians: a neck turns about 70°
+ * and a spine twists a little more, so a head spinning faster than the heading's smoothing follows (a dance's
+ * pirouette) carries the body round with it instead of leaving the hips, knees and feet facing away.
+ */
+const MOST_LAG = 1.2;
+
+/** Turns the smoothed heading `v[HEADING]` toward `v[HEAD_HEADING]` until it lags at most `MOST_LAG`. */
+function keepUpWithHead(v: Float64Array, body: TrackedBodyRig): void {
+  const up = body.frame;
+  const px = up[4] * v[HEADING + 2] - up[5] * v[HEADING + 1],
+    py = up[5] * v[HEADING] - up[3] * v[HEADING + 2],
+    pz = up[3] * v[HEADING + 1] - up[4] * v[HEADING];
+  const angle = Math.abs(
+    Math.atan2(
+      px * v[HEAD_HEADING] + py * v[HEAD_HEADING + 1] + pz * v[HEAD_HEADING + 2],
+      v[HEADING] * v[HEAD_HEADING] +
+        v[HEADING + 1] * v[HEAD_HEADING + 1] +
+        v[HEADING + 2] * v[HEAD_HEADING + 2],
+    ),
+  );
+  if (!(angle > MOST_LAG)) return;
+  v[A] = 1 - MOST_LAG / angle;
+  turnAbout(v, HEADING, HEAD_HEADING, up, 3, A);
+}
+
+/**
+ * `v[YAW]`: the turn about up from the rest body frame to the heading `v[HEADING]` (first brought within
+ * `MOST_LAG` of `v[HEAD_HEADING]`); `v[LEFT]` the heading's left.
  */
 export function headingTurn(v: Float64Array, body: TrackedBodyRig): void {
+  keepUpWithHead(v, body);
   const f = body.frame;
   for (let k = 0; k < 3; k++) v[B + k] = f[3 + k];
   frameQuaternion(v, Q2, v, HEADING, B, FRAME_SCRATCH);
@@ -214,6 +241,32 @@ export function lowerForLegs(
   const most = height - body.standHips * LOWEST_HIPS - v[GROUND_LEVEL];
   if (drop > most) drop = most > 0 ? most : 0;
   for (let k = 0; k < 3; k++) v[HIPS_POS + k] -= drop * up[3 + k];
+  // A planted foot still out of reach holds the hips back (by `v[HIPS_FREE]`): it would otherwise be dragged
+  // along the ground after them (a spin on one foot while the other steps round).
+  for (let i = 0; i < 2; i++) {
+    if (airborne(i)) continue;
+    legSpan(v, body, i, feet + 7 * i);
+    const h = span[HEIGHT];
+    if (!(h < reach)) continue;
+    const across = Math.sqrt(span[ACROSS2]),
+      allowed = Math.sqrt(reach * reach - h * h);
+    if (!(across > allowed)) continue;
+    // Along the ground from the hip joint toward the foot (legSpan's hip: the hips carried by the heading).
+    const hp = body.hipFromHips;
+    for (let k = 0; k < 3; k++) {
+      v[A + k] =
+        v[feet + 7 * i + k] -
+        v[HIPS_POS + k] -
+        hp[3 * i] * v[HEADING + k] -
+        hp[3 * i + 1] * up[3 + k] -
+        hp[3 * i + 2] * v[LEFT + k];
+      v[B + k] = up[3 + k];
+    }
+    removeAlong(v, A, B);
+    if (!unit3(v, A)) continue;
+    const shift = (across - allowed) * v[HIPS_FREE];
+    for (let k = 0; k < 3; k++) v[HIPS_POS + k] += shift * v[A + k];
+  }
 }
 
 /**

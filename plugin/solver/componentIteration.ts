@@ -121,6 +121,9 @@ export function iterateComponent(
   // continuum sections: the steps turn joints one by one.
   const dampable = branched && !damped && !stretches(plan, c) && !continuum;
   let bestAtDamped = Infinity;
+  // Set when a round of damped steps gained too little to reach the tolerance in the budget left: no more
+  // rounds, and restarts are judged as out of reach (one only confirms the best pose).
+  let futile = false;
   let turned = false;
   // Where continuum passes crawl, damped steps on the arcs (continuumSteps.ts); a stretching bone's length
   // is the passes' to set, so not where one is.
@@ -169,6 +172,7 @@ export function iterateComponent(
     // Where several chains pull one body, passes that crawl hand over to damped steps at once (after the
     // first passes, which make the large moves toward new targets).
     const handOver =
+      !futile &&
       iteration > HAND_OVER_AFTER &&
       dampable &&
       withinLength &&
@@ -206,7 +210,8 @@ export function iterateComponent(
       continue;
     }
     if (remaining === 0) break;
-    if (handOver || (dampable && withinLength && best < bestAtDamped - stall)) {
+    if (!futile && (handOver || (dampable && withinLength && best < bestAtDamped - stall))) {
+      const from = best;
       bestAtDamped = best;
       restorePose(plan, c, positions, orientations);
       residualSum[0] = best;
@@ -228,6 +233,10 @@ export function iterateComponent(
         best = residualSum[0];
         savePose(plan, c, positions, orientations);
       }
+      // At this round's gain, the rounds the budget has left would not reach the tolerance: the limits, not
+      // the lengths, hold the targets off, and further rounds only creep along them.
+      if ((from - best) * ((maxIterations - iteration) / DAMPED_ROUND_STEPS) < best - tolerance)
+        futile = true;
       previous = residualSum[0];
       continue;
     }
@@ -282,7 +291,7 @@ export function iterateComponent(
       // escapes count against it, and its minima are many (a wrist near its limits has several in a row).
       if (best < bestAtRestart - stall) fruitless = 0;
       else if (++fruitless > MAX_FRUITLESS_RESTARTS && !damped) break;
-      if ((restarts > 0 && !withinLength) || (smallStep && damped)) break;
+      if ((restarts > 0 && (!withinLength || futile)) || (smallStep && damped)) break;
       bestAtRestart = best;
       restartComponent(plan, c, positions, orientations, restarts);
       bestAtDamped = Infinity;
