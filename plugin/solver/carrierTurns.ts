@@ -1,4 +1,5 @@
 import { restorePose } from "./componentPose.js";
+import { largestTurnFromInput, pullTowardInput } from "./answerNearInput.js";
 import { dampedSteps } from "./dampedSteps.js";
 import { projectRotation } from "./jointLimitProjection.js";
 import { keepsLimits } from "./limitCheck.js";
@@ -85,7 +86,10 @@ export function turnCarrier(
     measureResiduals(plan, first, last, positions, targets);
     // Only an answer is taken: a start that ends nearer without meeting the targets is another minimum,
     // and taking it moved the body between minima from frame to frame.
-    if (maxResidual[0] <= tolerance[0]) return used;
+    if (maxResidual[0] <= tolerance[0]) {
+      const moved = largestTurnFromInput(plan, c, orientations);
+      return used + pullTowardInput(plan, c, positions, orientations, targets, moved, budget - used);
+    }
   }
   restorePose(plan, c, positions, orientations);
   measureResiduals(plan, first, last, positions, targets);

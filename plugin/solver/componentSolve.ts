@@ -65,7 +65,16 @@ export function solveComponent(
     hasTwoBoneShape(plan, plan.componentEffectors[firstEffector])
   ) {
     savePose(plan, c, positions, orientations);
-    if (placeTwoBoneLimb(plan, plan.componentEffectors[firstEffector], positions, orientations, targets)) {
+    if (
+      placeTwoBoneLimb(
+        plan,
+        plan.componentEffectors[firstEffector],
+        positions,
+        orientations,
+        targets,
+        tracking,
+      )
+    ) {
       measureResiduals(plan, firstEffector, lastEffector, positions, targets);
       if (maxResidual[0] <= tolerance) return 1;
       // Out of the hinge's reach after all, by rounding: the passes start from the input, as every pass
