@@ -1,5 +1,6 @@
 import { copyOnLimit, copyPose } from "./componentPose.js";
-import { dampedSteps } from "./dampedSteps.js";
+import { hasContinuumSections } from "./continuumSections.js";
+import { dampedSteps, stretches } from "./dampedSteps.js";
 import { keepsLimits } from "./limitCheck.js";
 import type { SolvePlan } from "./plan.js";
 import { quatConjugateMultiply, quatMultiply, quatNormalize, quatRotate } from "./quaternion.js";
@@ -17,6 +18,9 @@ import { measureResiduals } from "./residuals.js";
 const BLENDS = 3;
 /** Damped steps after each blend. */
 const STEPS_PER_BLEND = 10;
+
+/** An answer that turned a joint further than this (radians) from the input is pulled back toward it. */
+const PULL_AFTER = 0.1;
 
 /** The answer nearest the input so far, and temporaries (grown to the largest rig seen). */
 let answerPositions = new Float64Array(0);
@@ -43,6 +47,33 @@ export function largestTurnFromInput(plan: SolvePlan, c: number, orientations: F
     smallestW = Math.min(smallestW, Math.abs(w));
   }
   return 2 * Math.acos(Math.min(1, smallestW));
+}
+
+/**
+ * When component c's pose meets its targets but turned some joint more than {@link PULL_AFTER} from its input,
+ * {@link pullTowardInput} within `budget` iterations. Returns the iterations used.
+ */
+export function nearerAnswer(
+  plan: SolvePlan,
+  c: number,
+  positions: Float64Array,
+  orientations: Float64Array,
+  targets: Float64Array,
+  budget: number,
+): number {
+  // The damped steps turn joints one by one and keep bone lengths: not for arcs or stretching bones.
+  if (budget < 1 || stretches(plan, c) || hasContinuumSections(plan, c)) return 0;
+  measureResiduals(
+    plan,
+    plan.componentEffectorStart[c],
+    plan.componentEffectorStart[c + 1],
+    positions,
+    targets,
+  );
+  if (plan.scratch.maxResidual[0] > plan.scratch.tolerance[0]) return 0;
+  const moved = largestTurnFromInput(plan, c, orientations);
+  if (!(moved > PULL_AFTER)) return 0;
+  return pullTowardInput(plan, c, positions, orientations, targets, moved, budget);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { nearerAnswer } from "./answerNearInput.js";
 import { orientChainFromPositions, straightenIfOutOfReach } from "./chainPasses.js";
 import { iterateComponent } from "./componentIteration.js";
 import { hasContinuumSections } from "./continuumSections.js";
@@ -103,8 +104,13 @@ export function solveComponent(
     hasLimit(plan, c, LIMIT_STRETCH | LIMIT_HINGE) ||
     maxIterations < 2
   ) {
-    const used = iterateComponent(plan, c, positions, orientations, targets, maxIterations, poles, true);
-    if (tracking) keepTipTwists(plan, c, positions, orientations);
+    let used = iterateComponent(plan, c, positions, orientations, targets, maxIterations, poles, true);
+    if (tracking) {
+      // The passes' answer may lie in another configuration than last frame's: one nearer to it is looked
+      // for (answerNearInput.ts).
+      used += nearerAnswer(plan, c, positions, orientations, targets, maxIterations - used);
+      keepTipTwists(plan, c, positions, orientations);
+    }
     return used;
   }
   // A limited plain chain first tries the plain passes, which cost a fraction of the oriented ones, with
