@@ -87,7 +87,8 @@ export function solveComponent(
   // Last frame's answer, the targets moved a little: followed with the least turning, when that converges.
   if (tracking) {
     const tracked = trackTargets(plan, c, positions, orientations, targets, maxIterations);
-    if (tracked > 0) return tracked;
+    if (tracked > 0)
+      return tracked + nearerAnswer(plan, c, positions, orientations, targets, maxIterations - tracked);
   }
   if (!oriented) {
     if (straightenIfOutOfReach(plan, c, positions, targets)) {
