@@ -7,19 +7,23 @@ import { quatConjugateMultiply, quatMultiply, quatNormalize, quatRotate } from "
 import { measureResiduals } from "./residuals.js";
 
 /*
- * An answer found far from the input (a carrier turned into the other configuration of a chest and neck
- * that share the head's target) is a joint step between frames when the input is last frame's answer. The
- * input itself often misses by a hair, so answers lie between the two: the pose is blended part of the way
- * back toward the input's local rotations and damped steps from there look for an answer nearer to it. The
- * nearest answer found is kept; the fractions tried go further back while they meet, less far when not.
+ * Solved from last frame's answer, an answer far from it is a joint step between frames: a carrier turned
+ * into the other configuration of a chest and neck that share the head's target, passes that swung a
+ * shoulder, a damped step that crossed a near-singular pose. The pose that came in often misses by a hair,
+ * so answers may lie between the two: the answer is blended part of the way back toward the input's local
+ * rotations, and damped steps from there look for one nearer to it. The nearest answer found is kept; each
+ * blend goes half of what is left after an answer, half as far after a miss.
  */
 
-/** Blends tried, each halving the interval between the nearest answer and the nearest miss. */
+/** Blends tried. */
 const BLENDS = 3;
 /** Damped steps after each blend. */
 const STEPS_PER_BLEND = 10;
 
-/** An answer that turned a joint further than this (radians) from the input is pulled back toward it. */
+/**
+ * An answer that turned a joint further than this (radians) from the input is pulled back toward it: well
+ * above what one frame's move of the targets asks of a joint, so a frame that follows its targets pays nothing.
+ */
 const PULL_AFTER = 0.1;
 
 /** The answer nearest the input so far, and temporaries (grown to the largest rig seen). */

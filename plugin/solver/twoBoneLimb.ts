@@ -221,8 +221,8 @@ export function placeTwoBoneLimb(
     if (!hinged) return false;
     // Followed from last frame's answer (`nearOnly`), only swivels within one sample of none, in finer steps:
     // the nearest allowed swivel further away (a root pressing its limit with the limb nearly straight, as
-    // the target moves on) turned the root by more than 10° in one frame, where damped steps and the passes
-    // from the pose as given move it less.
+    // the target moves on) turned the root farther in one frame than damped steps and the passes
+    // from the pose as given do.
     let found = 0,
       step = 1;
     if (nearOnly) {
