@@ -1,4 +1,5 @@
 import { restorePose } from "./componentPose.js";
+import { largestTurnFromInput, pullTowardInput } from "./answerNearInput.js";
 import { dampedSteps } from "./dampedSteps.js";
 import { projectRotation } from "./jointLimitProjection.js";
 import { keepsLimits } from "./limitCheck.js";
@@ -24,7 +25,8 @@ import { measureResiduals } from "./residuals.js";
  * So the carrier alone is turned, a fixed set of turns about the model axes, each projected onto its limits,
  * every chain above it keeping its model-space orientation (the neck and the arms translate with their base,
  * still aimed as they were), and damped steps follow from each such start. The first start that meets every
- * target is the answer; when none does, the best pose is put back.
+ * target is the answer, pulled back toward the input (answerNearInput.ts: the turn that met may put a neck far
+ * from last frame's pose); when none does, the best pose is put back.
  */
 
 /** Temporaries: the turn (Q), a bone's direction (V), Δ (D), parent · rest (P), the projection's scratch (S). */
@@ -49,7 +51,8 @@ const TURNS = 6;
 
 /**
  * Tries the carrier turns from the best pose (saved with savePose), within `budget` iterations. Leaves the
- * first start that meets every target, or else the best pose put back, residuals measured. Returns the
+ * first start that meets every target (pulled toward the input), or else the best pose put back, residuals
+ * measured. Returns the
  * iterations used.
  */
 export function turnCarrier(
@@ -85,7 +88,10 @@ export function turnCarrier(
     measureResiduals(plan, first, last, positions, targets);
     // Only an answer is taken: a start that ends nearer without meeting the targets is another minimum,
     // and taking it moved the body between minima from frame to frame.
-    if (maxResidual[0] <= tolerance[0]) return used;
+    if (maxResidual[0] <= tolerance[0]) {
+      const moved = largestTurnFromInput(plan, c, orientations);
+      return used + pullTowardInput(plan, c, positions, orientations, targets, moved, budget - used);
+    }
   }
   restorePose(plan, c, positions, orientations);
   measureResiduals(plan, first, last, positions, targets);

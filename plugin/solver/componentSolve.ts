@@ -1,3 +1,4 @@
+import { nearerAnswer } from "./answerNearInput.js";
 import { orientChainFromPositions, straightenIfOutOfReach } from "./chainPasses.js";
 import { iterateComponent } from "./componentIteration.js";
 import { hasContinuumSections } from "./continuumSections.js";
@@ -65,7 +66,16 @@ export function solveComponent(
     hasTwoBoneShape(plan, plan.componentEffectors[firstEffector])
   ) {
     savePose(plan, c, positions, orientations);
-    if (placeTwoBoneLimb(plan, plan.componentEffectors[firstEffector], positions, orientations, targets)) {
+    if (
+      placeTwoBoneLimb(
+        plan,
+        plan.componentEffectors[firstEffector],
+        positions,
+        orientations,
+        targets,
+        tracking,
+      )
+    ) {
       measureResiduals(plan, firstEffector, lastEffector, positions, targets);
       if (maxResidual[0] <= tolerance) return 1;
       // Out of the hinge's reach after all, by rounding: the passes start from the input, as every pass
@@ -77,7 +87,8 @@ export function solveComponent(
   // Last frame's answer, the targets moved a little: followed with the least turning, when that converges.
   if (tracking) {
     const tracked = trackTargets(plan, c, positions, orientations, targets, maxIterations);
-    if (tracked > 0) return tracked;
+    if (tracked > 0)
+      return tracked + nearerAnswer(plan, c, positions, orientations, targets, maxIterations - tracked);
   }
   if (!oriented) {
     if (straightenIfOutOfReach(plan, c, positions, targets)) {
@@ -94,8 +105,13 @@ export function solveComponent(
     hasLimit(plan, c, LIMIT_STRETCH | LIMIT_HINGE) ||
     maxIterations < 2
   ) {
-    const used = iterateComponent(plan, c, positions, orientations, targets, maxIterations, poles, true);
-    if (tracking) keepTipTwists(plan, c, positions, orientations);
+    let used = iterateComponent(plan, c, positions, orientations, targets, maxIterations, poles, true);
+    if (tracking) {
+      // The passes' answer may lie in another configuration than last frame's: one nearer to it is looked
+      // for (answerNearInput.ts).
+      used += nearerAnswer(plan, c, positions, orientations, targets, maxIterations - used);
+      keepTipTwists(plan, c, positions, orientations);
+    }
     return used;
   }
   // A limited plain chain first tries the plain passes, which cost a fraction of the oriented ones, with

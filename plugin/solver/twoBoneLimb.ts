@@ -37,6 +37,8 @@ const ALLOWED = 64; // the turn (radians) the joint being checked may be held ba
 const LIMIT = 36; // projectRotation scratch (16)
 const FRAME = 52; // the frame the middle joint bends from
 const SAMPLES = 48;
+/** Steps per sample searched within the first sample on each side of none, by a limb followed from last frame. */
+const FINE = 8;
 /** The largest turn (radians) a joint's limits may take off it for it still to count as keeping them. */
 const ALLOWANCE = 1e-6;
 /**
@@ -55,8 +57,9 @@ const KEPT = 0,
  * root turning this limb alone, free or limited by swing and twist, the middle joint a hinge or a joint that
  * bends in the plane it bent in as given, within its limits, nothing fixed or stretching, no pole) and a
  * swivel within the root's limits allows it: exactly when the target is within the limb's reach, else as near
- * as the bend allows. The limb is turned from its given pose, hung from its parent as it is now. Returns
- * false, leaving the pose untouched, otherwise.
+ * as the bend allows. The limb is turned from its given pose, hung from its parent as it is now. `nearOnly`:
+ * the given pose is last frame's answer, and only a swivel within one sample of it is taken. Returns false,
+ * leaving the pose untouched, otherwise.
  */
 export function placeTwoBoneLimb(
   plan: SolvePlan,
@@ -64,6 +67,7 @@ export function placeTwoBoneLimb(
   positions: Float64Array,
   orientations: Float64Array,
   targets: Float64Array,
+  nearOnly = false,
 ): boolean {
   const { effectorPath, limits } = plan;
   if (!hasTwoBoneShape(plan, e)) return false;
@@ -215,15 +219,28 @@ export function placeTwoBoneLimb(
   if (!swivelAllowed(plan, b, 0)) {
     // A joint that is not a hinge already bends as it was found; searching swivels for it made limbs jump.
     if (!hinged) return false;
-    let found = 0;
-    for (let k = 1; k <= SAMPLES / 2 && found === 0; k++) {
-      if (swivelAllowed(plan, b, k)) found = k;
-      else if (swivelAllowed(plan, b, -k)) found = -k;
+    // Followed from last frame's answer (`nearOnly`), only swivels within one sample of none, in finer steps:
+    // the nearest allowed swivel further away (a root pressing its limit with the limb nearly straight, as
+    // the target moves on) turned the root farther in one frame than damped steps and the passes
+    // from the pose as given do.
+    let found = 0,
+      step = 1;
+    if (nearOnly) {
+      step = 1 / FINE;
+      for (let k = 1; k <= FINE && found === 0; k++) {
+        if (swivelAllowed(plan, b, k * step)) found = k * step;
+        else if (swivelAllowed(plan, b, -k * step)) found = -k * step;
+      }
+    } else {
+      for (let k = 1; k <= SAMPLES / 2 && found === 0; k++) {
+        if (swivelAllowed(plan, b, k)) found = k;
+        else if (swivelAllowed(plan, b, -k)) found = -k;
+      }
     }
     if (found === 0) return false;
     // Bisect between the allowed sample and the refused one before it, in units of samples.
     let allowed = found,
-      refused = found > 0 ? found - 1 : found + 1;
+      refused = found > 0 ? found - step : found + step;
     for (let i = 0; i < 24; i++) {
       const mid = 0.5 * (allowed + refused);
       if (swivelAllowed(plan, b, mid)) allowed = mid;
