@@ -27,6 +27,81 @@ export function restorePose(
   copyOnLimit(plan, c, plan.scratch.savedOnLimit, plan.report.onLimit);
 }
 
+/**
+ * Sets aside what the two-bone closed form (twoBoneLimb.ts) may change for effector e, whose own chain is
+ * two bones: the root's orientation, the middle joint's and the tip's pose, and the root's and the middle
+ * joint's on-limit flags. For a component that is that chain alone, this is all {@link savePose} keeps, at
+ * a fraction of its cost.
+ */
+export function saveTwoBoneLimb(
+  plan: SolvePlan,
+  e: number,
+  positions: Float64Array,
+  orientations: Float64Array,
+): void {
+  const { savedPositions, savedOrientations, savedOnLimit } = plan.scratch;
+  copyTwoBoneLimb(
+    plan,
+    e,
+    positions,
+    orientations,
+    plan.report.onLimit,
+    savedPositions,
+    savedOrientations,
+    savedOnLimit,
+  );
+}
+
+/** Puts back what {@link saveTwoBoneLimb} kept. */
+export function restoreTwoBoneLimb(
+  plan: SolvePlan,
+  e: number,
+  positions: Float64Array,
+  orientations: Float64Array,
+): void {
+  const { savedPositions, savedOrientations, savedOnLimit } = plan.scratch;
+  copyTwoBoneLimb(
+    plan,
+    e,
+    savedPositions,
+    savedOrientations,
+    savedOnLimit,
+    positions,
+    orientations,
+    plan.report.onLimit,
+  );
+}
+
+function copyTwoBoneLimb(
+  plan: SolvePlan,
+  e: number,
+  fromPositions: Float64Array,
+  fromOrientations: Float64Array,
+  fromOnLimit: Uint8Array,
+  toPositions: Float64Array,
+  toOrientations: Float64Array,
+  toOnLimit: Uint8Array,
+): void {
+  const first = plan.effectorChainStart[e];
+  const m = plan.effectorPath[first],
+    t = plan.effectorPath[first + 1];
+  const b = plan.rig.parents[m];
+  const b4 = 4 * b,
+    m4 = 4 * m,
+    t4 = 4 * t;
+  for (let i = 0; i < 4; i++) {
+    toOrientations[b4 + i] = fromOrientations[b4 + i];
+    toOrientations[m4 + i] = fromOrientations[m4 + i];
+    toOrientations[t4 + i] = fromOrientations[t4 + i];
+  }
+  for (let i = 0; i < 3; i++) {
+    toPositions[3 * m + i] = fromPositions[3 * m + i];
+    toPositions[3 * t + i] = fromPositions[3 * t + i];
+  }
+  toOnLimit[b] = fromOnLimit[b];
+  toOnLimit[m] = fromOnLimit[m];
+}
+
 /** Copies component c's pose (its active joints and base orientation) from one pair of arrays to another. */
 export function copyPose(
   plan: SolvePlan,

@@ -4,7 +4,7 @@ import { iterateComponent } from "./componentIteration.js";
 import { hasContinuumSections } from "./continuumSections.js";
 import { LIMIT_HINGE, LIMIT_ROTATION, LIMIT_STRETCH } from "./limits.js";
 import { hasLimit, keepsLimits } from "./limitCheck.js";
-import { clearOnLimit, restorePose, savePose } from "./componentPose.js";
+import { clearOnLimit, restorePose, restoreTwoBoneLimb, savePose, saveTwoBoneLimb } from "./componentPose.js";
 import type { SolvePlan } from "./plan.js";
 import { measureResiduals } from "./residuals.js";
 import { trackTargets } from "./trackingSteps.js";
@@ -65,24 +65,19 @@ export function solveComponent(
     plan.componentIsPath[c] === 1 &&
     hasTwoBoneShape(plan, plan.componentEffectors[firstEffector])
   ) {
-    savePose(plan, c, positions, orientations);
-    if (
-      placeTwoBoneLimb(
-        plan,
-        plan.componentEffectors[firstEffector],
-        positions,
-        orientations,
-        targets,
-        tracking,
-      )
-    ) {
+    const e = plan.componentEffectors[firstEffector];
+    // The component is the limb alone: its own pose set aside, for when the closed form falls short.
+    saveTwoBoneLimb(plan, e, positions, orientations);
+    if (placeTwoBoneLimb(plan, e, positions, orientations, targets, tracking)) {
       measureResiduals(plan, firstEffector, lastEffector, positions, targets);
       if (maxResidual[0] <= tolerance) return 1;
       // Out of the hinge's reach after all, by rounding: the passes start from the input, as every pass
       // measures its turns from it.
-      restorePose(plan, c, positions, orientations);
+      restoreTwoBoneLimb(plan, e, positions, orientations);
       measureResiduals(plan, firstEffector, lastEffector, positions, targets);
     }
+    // The passes below may fall back on the whole pose set aside, the input here.
+    savePose(plan, c, positions, orientations);
   }
   // Last frame's answer, the targets moved a little: followed with the least turning, when that converges.
   if (tracking) {

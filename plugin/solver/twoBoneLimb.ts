@@ -155,28 +155,36 @@ export function placeTwoBoneLimb(
   // The bend the limb has now: φ = 0 for a joint that is not a hinge.
   const min = hinged ? limits.hinge[2 * m] : -Math.PI,
     max = hinged ? limits.hinge[2 * m + 1] : Math.PI;
+  // A hinge's bend now is measured only when it is needed, to choose between bends that tie (below).
   temp[ANGLE] = 0;
-  if (hinged) {
-    quatConjugateMultiply(temp, DELTA, limits.restLocal, m4, inputLocal, m4);
-    measureHingeAngle(limits, m, temp, DELTA, temp, ANGLE);
-  }
+  let angleKnown = !hinged;
   // The bends that put the tip at distance d, the straightest and most folded bends, and the ends of the
   // hinge's range: of those within the range, whichever comes nearest to d, then nearest the bend it has now.
   // (A straight limb's hinge rests at the end of its range, where rounding alone would refuse the exact bend.)
   let phi = NaN,
     best = Infinity;
   const slack = 1e-9 * (lm + lt) * (lm + lt);
+  const wanted = (d * d - lm * lm - lt * lt) / (2 * lm * lt);
+  const rounding = 1e-12 * (Math.abs(A) + R + Math.abs(wanted) + 1);
   for (let k = 0; k < 6; k++) {
     let a = bendCandidate(k, psi, spread, min, max);
     a = a > Math.PI ? a - 2 * Math.PI : a <= -Math.PI ? a + 2 * Math.PI : a;
     if (a < min || a > max) continue;
+    // The straightest and most folded bends reach A ± R: one that misses by more than the best so far
+    // (beyond rounding) changes nothing, and its trigonometry is skipped.
+    if (k >= 4 && 2 * lm * lt * (Math.abs(A + (k === 4 ? R : -R) - wanted) - rounding) > best + slack)
+      continue;
     const miss = Math.abs(
       2 * lm * lt * (A + B * Math.cos(a) + C * Math.sin(a) - (d * d - lm * lm - lt * lt) / (2 * lm * lt)),
     );
-    if (
-      miss < best - slack ||
-      (miss <= best + slack && Math.abs(a - temp[ANGLE]) < Math.abs(phi - temp[ANGLE]))
-    ) {
+    const nearer = miss < best - slack;
+    // The bend the limb has now only breaks ties: measured at the first one.
+    if (!nearer && miss <= best + slack && !angleKnown) {
+      quatConjugateMultiply(temp, DELTA, limits.restLocal, m4, inputLocal, m4);
+      measureHingeAngle(limits, m, temp, DELTA, temp, ANGLE);
+      angleKnown = true;
+    }
+    if (nearer || (miss <= best + slack && Math.abs(a - temp[ANGLE]) < Math.abs(phi - temp[ANGLE]))) {
       if (miss < best) best = miss;
       phi = a;
     }
