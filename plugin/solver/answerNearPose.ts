@@ -18,7 +18,8 @@ import { measureResiduals } from "./residuals.js";
  * Right after `solvePlan` on `positions`/`orientations` (its measured bones are used), each component whose
  * answer meets its targets but turned a joint more than answerNearInput's threshold from `near` (another pose
  * of the rig, its orientations from `near[nearOffset]`, 4 per joint) is pulled toward it, within `budget`
- * iterations for each. Only components no other component hangs below: a pulled carrier would move their bases.
+ * iterations for each. Only components the solve measured in full (a free unbranched chain's fast path does
+ * not turn frames), and that no other component hangs below (a pulled carrier would move their bases).
  * Leaves the plan's report measured again (residuals, largest, converged); returns the most iterations any component used.
  */
 export function pullTowardPose(
@@ -32,7 +33,13 @@ export function pullTowardPose(
 ): number {
   let most = 0;
   for (let c = 0; c < plan.componentCount && budget >= 1; c++) {
-    if (carriesComponent(plan, c) || stretches(plan, c) || hasContinuumSections(plan, c)) continue;
+    if (
+      !measuredInFull(plan, c) ||
+      carriesComponent(plan, c) ||
+      stretches(plan, c) ||
+      hasContinuumSections(plan, c)
+    )
+      continue;
     measureResiduals(
       plan,
       plan.componentEffectorStart[c],
@@ -53,6 +60,11 @@ export function pullTowardPose(
   report.maxResidual = plan.scratch.maxResidual[0];
   report.converged = report.maxResidual <= plan.scratch.tolerance[0];
   return most;
+}
+
+/** Whether the solve measured component c's local rotations and offsets (inputPose.ts): not on the fast path. */
+function measuredInFull(plan: SolvePlan, c: number): boolean {
+  return plan.scratch.componentOriented[c] === 1 || plan.componentParent[c] >= 0;
 }
 
 function carriesComponent(plan: SolvePlan, c: number): boolean {
