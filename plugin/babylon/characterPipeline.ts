@@ -227,9 +227,11 @@ export class CharacterPipeline {
 
   /**
    * A solve carried from the last frame that spends its budget and falls short is tried again from the
-   * animated pose: the carried pose may sit in a configuration the targets have moved out of. The carried answer is kept unless the
-   * other comes nearer by more than the tolerance (out of reach both fall short, about equally, and taking
-   * the nearer by rounding would switch between them from frame to frame).
+   * animated pose: the carried pose may sit in a configuration the targets have moved out of. The other answer
+   * is taken when it meets the targets, or comes nearer than the carried one by more than the tolerance (out of
+   * reach both fall short, about equally, and taking the nearer by rounding would switch between them from
+   * frame to frame); otherwise the carried answer is kept. Solved from the animation, an answer knows nothing
+   * of last frame's pose, so a taken one is pulled toward the carried answer (answerNearPose.ts).
    */
   private _solveFromAnimation(c: CompiledTargets, carried: SolveReport): SolveReport {
     const pose = this.pose;
@@ -240,8 +242,12 @@ export class CharacterPipeline {
     pose.refresh();
     c.settings.tracking = false;
     const report = solvePlan(c.plan, pose.solverPose, c.targets, c.settings);
-    if (report.maxResidual < residual - c.plan.scratch.tolerance[0]) report.iterations += iterations;
-    else continuity.takeBack(pose.block, report);
+    if (!report.converged && !(report.maxResidual < residual - c.plan.scratch.tolerance[0])) {
+      continuity.takeBack(pose.block, report);
+      return report;
+    }
+    const budget = c.settings.maxIterations! - report.iterations;
+    report.iterations += iterations + continuity.pullTowardKept(c.plan, pose.block, c.targets, budget);
     return report;
   }
 

@@ -7,7 +7,8 @@ import {
 } from "../solver/quaternion.js";
 import { projectRotation } from "../solver/jointLimitProjection.js";
 import { LIMIT_ROTATION, type JointLimits } from "../solver/limits.js";
-import type { SolveReport } from "../solver/plan.js";
+import { pullTowardPose } from "../solver/answerNearPose.js";
+import type { SolvePlan, SolveReport } from "../solver/plan.js";
 import type { PoseBlock } from "./poseBlock.js";
 
 /*
@@ -184,6 +185,16 @@ export class FrameContinuity {
     kept[n + 1] = report.converged ? 1 : 0;
     kept[n + 2] = report.maxResidual;
     kept[n + 3] = report.escapes;
+  }
+
+  /**
+   * The block's solved pose, which meets its targets, pulled toward the pose of {@link keep} where it turned a
+   * joint far from it (answerNearPose.ts), within `budget` iterations, the plan's report measured again. Returns
+   * the iterations used.
+   */
+  pullTowardKept(plan: SolvePlan, block: PoseBlock, targets: Float64Array, budget: number): number {
+    const { positions, orientations } = block;
+    return pullTowardPose(plan, positions, orientations, shared.kept, positions.length, targets, budget);
   }
 
   /** Puts back the pose and report of {@link keep}; the iterations of the solve since are added. */

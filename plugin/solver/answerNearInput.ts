@@ -24,7 +24,7 @@ const STEPS_PER_BLEND = 10;
  * An answer that turned a joint further than this (radians) from the input is pulled back toward it: well
  * above what one frame's move of the targets asks of a joint, so a frame that follows its targets pays nothing.
  */
-const PULL_AFTER = 0.1;
+export const PULL_AFTER = 0.1;
 
 /** The answer nearest the input so far, and temporaries (grown to the largest rig seen). */
 let answerPositions = new Float64Array(0);
