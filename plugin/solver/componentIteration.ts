@@ -48,7 +48,10 @@ const ARC_CRAWL_AFTER = 3;
 /** Damped steps in one round taken where the passes stall (each counts as an iteration). */
 const DAMPED_ROUND_STEPS = 30;
 
-/** The iteration loop of one component, with the plain or the oriented passes. Returns the iterations used. */
+/**
+ * The iteration loop of one component, with the plain or the oriented passes. Returns the iterations used.
+ * `tracking`: the input is last frame's answer (see trackingSteps.ts).
+ */
 export function iterateComponent(
   plan: SolvePlan,
   c: number,
@@ -58,6 +61,7 @@ export function iterateComponent(
   maxIterations: number,
   poles: Float64Array,
   oriented: boolean,
+  tracking: boolean,
 ): number {
   const { maxResidual, residualSum } = plan.scratch;
   const tolerance = plan.scratch.tolerance[0];
@@ -122,7 +126,9 @@ export function iterateComponent(
   const dampable = branched && !damped && !stretches(plan, c) && !continuum;
   let bestAtDamped = Infinity;
   // Set when a round of damped steps gained too little to reach the tolerance in the budget left: no more
-  // rounds, and restarts are judged as out of reach (one only confirms the best pose).
+  // rounds, and restarts are judged as out of reach (one only confirms the best pose). Tracking, not even
+  // that one: the input is last frame's answer, whose configuration the best pose carries on, and a start
+  // elsewhere is either no better or a jump between frames.
   let futile = false;
   let turned = false;
   // Where continuum passes crawl, damped steps on the arcs (continuumSteps.ts); a stretching bone's length
@@ -291,7 +297,7 @@ export function iterateComponent(
       // escapes count against it, and its minima are many (a wrist near its limits has several in a row).
       if (best < bestAtRestart - stall) fruitless = 0;
       else if (++fruitless > MAX_FRUITLESS_RESTARTS && !damped) break;
-      if ((restarts > 0 && (!withinLength || futile)) || (smallStep && damped)) break;
+      if ((restarts > 0 && (!withinLength || futile)) || (smallStep && damped) || (futile && tracking)) break;
       bestAtRestart = best;
       restartComponent(plan, c, positions, orientations, restarts);
       bestAtDamped = Infinity;

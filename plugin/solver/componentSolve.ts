@@ -90,7 +90,7 @@ export function solveComponent(
       orientChainFromPositions(plan, c, positions, orientations);
       return 1;
     }
-    return iterateComponent(plan, c, positions, orientations, targets, maxIterations, poles, false);
+    return iterateComponent(plan, c, positions, orientations, targets, maxIterations, poles, false, false);
   }
   // Hinges too go straight to the oriented passes: the plain passes never turn a bone about its own axis,
   // so their answer keeps a hinge only by chance (on the characters bench, never in 60,000 arm solves).
@@ -100,7 +100,17 @@ export function solveComponent(
     hasLimit(plan, c, LIMIT_STRETCH | LIMIT_HINGE) ||
     maxIterations < 2
   ) {
-    let used = iterateComponent(plan, c, positions, orientations, targets, maxIterations, poles, true);
+    let used = iterateComponent(
+      plan,
+      c,
+      positions,
+      orientations,
+      targets,
+      maxIterations,
+      poles,
+      true,
+      tracking,
+    );
     if (tracking) {
       // The passes' answer may lie in another configuration than last frame's: one nearer to it is looked
       // for (answerNearInput.ts).
@@ -122,17 +132,29 @@ export function solveComponent(
   if (givingUp > 0) {
     const plain = Math.min(givingUp, plainBudget);
     const used =
-      plain + iterateComponent(plan, c, positions, orientations, targets, maxIterations - plain, poles, true);
+      plain +
+      iterateComponent(
+        plan,
+        c,
+        positions,
+        orientations,
+        targets,
+        maxIterations - plain,
+        poles,
+        true,
+        tracking,
+      );
     if (tracking) keepTipTwists(plan, c, positions, orientations);
     return used;
   }
   savePose(plan, c, positions, orientations);
-  const plain = iterateComponent(plan, c, positions, orientations, targets, plainBudget, poles, false);
+  const plain = iterateComponent(plan, c, positions, orientations, targets, plainBudget, poles, false, false);
   measureResiduals(plan, firstEffector, lastEffector, positions, targets);
   if (maxResidual[0] <= tolerance && keepsLimits(plan, c, orientations, false)) return plain;
   restorePose(plan, c, positions, orientations);
   const used =
-    plain + iterateComponent(plan, c, positions, orientations, targets, maxIterations - plain, poles, true);
+    plain +
+    iterateComponent(plan, c, positions, orientations, targets, maxIterations - plain, poles, true, tracking);
   if (tracking) keepTipTwists(plan, c, positions, orientations);
   return used;
 }
