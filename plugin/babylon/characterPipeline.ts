@@ -14,6 +14,7 @@ export interface PipelineOwner {
   /** Which of the two observables below ever had an observer (WATCHED_* bits): the others are skipped. */
   readonly _watched: number;
   readonly continuity: boolean;
+  readonly holdConfiguration: boolean;
   readonly weight: number;
   readonly onBeforeSolveObservable: {
     hasObservers(): boolean;
@@ -191,6 +192,7 @@ export class CharacterPipeline {
     }
     if (carried) continuity.apply(pose.block, plan.rig.parents, plan.limits);
     c.settings.tracking = warm;
+    c.settings.holdConfiguration = owner.holdConfiguration;
     let report: SolveReport;
     try {
       report = solvePlan(plan, pose.solverPose, c.targets, c.settings);
@@ -247,7 +249,11 @@ export class CharacterPipeline {
       return report;
     }
     const budget = c.settings.maxIterations! - report.iterations;
-    report.iterations += iterations + continuity.pullTowardKept(c.plan, pose.block, c.targets, budget);
+    const pulled =
+      c.settings.holdConfiguration === false
+        ? 0
+        : continuity.pullTowardKept(c.plan, pose.block, c.targets, budget);
+    report.iterations += iterations + pulled;
     return report;
   }
 

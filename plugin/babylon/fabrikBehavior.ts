@@ -78,6 +78,8 @@ export class FabrikBehavior implements Behavior<TransformNode> {
    * redundant body does not pop between poses (see FrameContinuity). False: every frame from the animation.
    */
   continuity = true;
+  /** With continuity: an answer far from last frame's is pulled back near it (SolveSettings.holdConfiguration). */
+  holdConfiguration = true;
   attachedNode: Nullable<TransformNode> = null;
   /** Fired when the set of effectors changes (a new joint or chain length, a removal): the plan was rebuilt. */
   readonly onTargetsChangedObservable = new Observable<FabrikBehavior>();

@@ -54,8 +54,9 @@ export function largestTurnFromInput(plan: SolvePlan, c: number, orientations: F
 }
 
 /**
- * When component c's pose meets its targets but turned some joint more than {@link PULL_AFTER} from its input,
- * {@link pullTowardInput} within `budget` iterations. Returns the iterations used.
+ * When the solve holds its configuration (`SolveSettings.holdConfiguration`) and component c's pose meets its
+ * targets but turned some joint more than {@link PULL_AFTER} from its input, {@link pullTowardInput} within
+ * `budget` iterations. Returns the iterations used.
  */
 export function nearerAnswer(
   plan: SolvePlan,
@@ -66,7 +67,13 @@ export function nearerAnswer(
   budget: number,
 ): number {
   // The damped steps turn joints one by one and keep bone lengths: not for arcs or stretching bones.
-  if (budget < 1 || stretches(plan, c) || hasContinuumSections(plan, c)) return 0;
+  if (
+    plan.scratch.holdConfiguration[0] === 0 ||
+    budget < 1 ||
+    stretches(plan, c) ||
+    hasContinuumSections(plan, c)
+  )
+    return 0;
   measureResiduals(
     plan,
     plan.componentEffectorStart[c],

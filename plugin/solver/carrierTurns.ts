@@ -89,6 +89,7 @@ export function turnCarrier(
     // Only an answer is taken: a start that ends nearer without meeting the targets is another minimum,
     // and taking it moved the body between minima from frame to frame.
     if (maxResidual[0] <= tolerance[0]) {
+      if (plan.scratch.holdConfiguration[0] === 0) return used;
       const moved = largestTurnFromInput(plan, c, orientations);
       return used + pullTowardInput(plan, c, positions, orientations, targets, moved, budget - used);
     }

@@ -43,6 +43,7 @@ export function solvePlan(
   plan.scratch.tolerance[0] = settings.tolerance ?? DEFAULT_TOLERANCE;
   const poles = settings.poles ?? NO_POLES;
   const tracking = settings.tracking === true;
+  plan.scratch.holdConfiguration[0] = tracking && settings.holdConfiguration !== false ? 1 : 0;
 
   const oriented = plan.scratch.componentOriented;
   for (let c = 0; c < plan.componentCount; c++) oriented[c] = needsOrientedPasses(plan, c) ? 1 : 0;

@@ -12,6 +12,12 @@ export interface SolveSettings {
    * those steps do not converge at once. Default false.
    */
   tracking?: boolean;
+  /**
+   * With `tracking`: an answer that turned some joint far from the input (another configuration that also
+   * meets the targets) is pulled back toward the input, so the pose does not jump between frames. False
+   * leaves the solver's answer as it is, for callers that steer the configuration themselves. Default true.
+   */
+  holdConfiguration?: boolean;
 }
 
 export const DEFAULT_TOLERANCE = 1e-3;

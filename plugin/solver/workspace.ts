@@ -43,6 +43,8 @@ export interface SolveWorkspace {
   // V8 does not inline is boxed, which allocates.
   /** The solve's tolerance (settings.tolerance). */
   readonly tolerance: Float64Array;
+  /** 1 while a tracked solve pulls answers far from its input back toward it (settings.holdConfiguration). */
+  readonly holdConfiguration: Uint8Array;
   /** The largest and the summed residual of the effectors measured last (see residuals.ts). */
   readonly maxResidual: Float64Array;
   readonly residualSum: Float64Array;
@@ -84,6 +86,7 @@ const ARRAYS = {
   carriedGoal: [Float64Array, 3, 0],
   carriedWeight: [Float64Array, 1, 0],
   tolerance: [Float64Array, 0, 1],
+  holdConfiguration: [Uint8Array, 0, 1],
   maxResidual: [Float64Array, 0, 1],
   residualSum: [Float64Array, 0, 1],
   escapeAttempt: [Float64Array, 0, 1],
@@ -125,6 +128,7 @@ export function createSolveWorkspace(jointCount: number): SolveWorkspace {
     carriedGoal: new Float64Array(length("carriedGoal")),
     carriedWeight: new Float64Array(length("carriedWeight")),
     tolerance: new Float64Array(length("tolerance")),
+    holdConfiguration: new Uint8Array(length("holdConfiguration")),
     maxResidual: new Float64Array(length("maxResidual")),
     residualSum: new Float64Array(length("residualSum")),
     escapeAttempt: new Float64Array(length("escapeAttempt")),

@@ -177,6 +177,7 @@ export function runCorpus(
   frames: number,
   seed: number,
   options: FabrikBehaviorOptions = {},
+  holdConfiguration = true,
 ): CorpusRow {
   const scene = loaded.scene;
   for (const group of scene.animationGroups) group.stop();
@@ -186,6 +187,7 @@ export function runCorpus(
     groups.length > 1 ? { ...options, skeleton: groups[0].skeletons[0] } : options,
   );
   loaded.root.addBehavior(ik, true);
+  ik.holdConfiguration = holdConfiguration;
   const rig = ik.rig!;
   const targets: Vector3[] = [];
   const refused: string[] = [];

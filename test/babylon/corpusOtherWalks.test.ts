@@ -37,3 +37,16 @@ for (const [name, walk] of WALKS) {
     }, 120_000);
   });
 }
+
+const figure = characters.find((x) => x.folder === "figure");
+describe.skipIf(figure === undefined || !figure.present)("corpus, other walk: holdConfiguration off", () => {
+  it("lets the figure's neck step more than 10° on its walk 2 (the hold is what keeps it)", async () => {
+    const loaded = await loadCharacter(figure!);
+    try {
+      const row = runCorpus(loaded, "figure", FRAMES, seedOf("figure", 2), {}, false);
+      expect(row.steps).toBeGreaterThan(0);
+    } finally {
+      loaded.engine.dispose();
+    }
+  }, 120_000);
+});

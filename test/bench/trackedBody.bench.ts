@@ -54,6 +54,8 @@ const MOST_FRAMES = 240;
  * jump, dance, run, sit and fall: clips TrackedBody was not tuned on).
  */
 const ALL_CLIPS = process.env.TRACKED_ALL_CLIPS === "1";
+/** TRACKED_ONLY=text replays only the clips whose "character clip" name contains it (e.g. "Robot Wave"). */
+const ONLY = process.env.TRACKED_ONLY ?? "";
 
 /** Clips to replay: a character, and which of its animation groups (all of them by default). */
 const CASES: { character: Character; clips?: string[] }[] = [
@@ -331,6 +333,7 @@ for (const { character, clips } of CASES) {
     continue;
   }
   for (const clip of clips ?? [null]) {
+    if (!`${character.folder} ${clip ?? ""}`.includes(ONLY)) continue;
     const row = await measureClip(character, clip);
     if (row !== null) rows.push(row);
   }

@@ -213,12 +213,16 @@ describe("TrackedBody: lost trackers, extreme inputs, calibration", () => {
       }
       expect(ik.targets.length).toBe(0);
       expect(ik.passes.length).toBe(0);
+      expect(ik.holdConfiguration).toBe(true);
       const body = new TrackedBody(ik);
+      // The body steers its configuration itself while attached; disposed, the behavior's setting is back.
+      expect(ik.holdConfiguration).toBe(false);
       expect(() => (body.leftHand.weight = 1.5)).toThrow(/leftHand\.weight/);
       expect(() => body.calibrate(0.1)).toThrow(/height/);
       expect(body.scale).toBe(1);
       body.dispose();
       expect(ik.targets.length).toBe(0);
+      expect(ik.holdConfiguration).toBe(true);
     } finally {
       loaded.engine.dispose();
     }
