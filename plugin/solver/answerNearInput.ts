@@ -4,7 +4,7 @@ import { dampedSteps, stretches } from "./dampedSteps.js";
 import { keepsLimits } from "./limitCheck.js";
 import type { SolvePlan } from "./plan.js";
 import { quatConjugateMultiply, quatMultiply, quatNormalize, quatRotate } from "./quaternion.js";
-import { measureResiduals } from "./residuals.js";
+import { componentMeetsTargets, measureComponentResiduals } from "./residuals.js";
 
 /*
  * Solved from last frame's answer, an answer far from it is a joint step between frames: a carrier turned
@@ -74,14 +74,7 @@ export function nearerAnswer(
     hasContinuumSections(plan, c)
   )
     return 0;
-  measureResiduals(
-    plan,
-    plan.componentEffectorStart[c],
-    plan.componentEffectorStart[c + 1],
-    positions,
-    targets,
-  );
-  if (plan.scratch.maxResidual[0] > plan.scratch.tolerance[0]) return 0;
+  if (!componentMeetsTargets(plan, c, positions, targets)) return 0;
   const moved = largestTurnFromInput(plan, c, orientations);
   if (!(moved > PULL_AFTER)) return 0;
   return pullTowardInput(plan, c, positions, orientations, targets, moved, budget);
@@ -101,9 +94,6 @@ export function pullTowardInput(
   moved: number,
   budget: number,
 ): number {
-  const first = plan.componentEffectorStart[c],
-    last = plan.componentEffectorStart[c + 1];
-  const { maxResidual, tolerance } = plan.scratch;
   grow(plan, positions, orientations);
   keep(plan, c, positions, orientations);
   let nearest = moved;
@@ -124,8 +114,7 @@ export function pullTowardInput(
         Math.min(STEPS_PER_BLEND, budget - used),
         false,
       );
-      measureResiduals(plan, first, last, positions, targets);
-      if (maxResidual[0] <= tolerance[0]) {
+      if (componentMeetsTargets(plan, c, positions, targets)) {
         const turn = largestTurnFromInput(plan, c, orientations);
         if (turn < nearest) {
           nearest = turn;
@@ -138,7 +127,7 @@ export function pullTowardInput(
     copyPose(plan, c, answerPositions, answerOrientations, positions, orientations);
   }
   copyOnLimit(plan, c, answerOnLimit, plan.report.onLimit);
-  measureResiduals(plan, first, last, positions, targets);
+  measureComponentResiduals(plan, c, positions, targets);
   return used;
 }
 

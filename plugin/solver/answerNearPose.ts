@@ -4,7 +4,7 @@ import { stretches } from "./dampedSteps.js";
 import type { SolvePlan } from "./plan.js";
 import { quatConjugateMultiply } from "./quaternion.js";
 import { carryPassives } from "./rigidCarry.js";
-import { measureResiduals } from "./residuals.js";
+import { componentMeetsTargets, measureResiduals } from "./residuals.js";
 
 /*
  * A solve from last frame's answer that spends its budget and misses is tried again from another start (the
@@ -40,14 +40,7 @@ export function pullTowardPose(
       hasContinuumSections(plan, c)
     )
       continue;
-    measureResiduals(
-      plan,
-      plan.componentEffectorStart[c],
-      plan.componentEffectorStart[c + 1],
-      positions,
-      targets,
-    );
-    if (plan.scratch.maxResidual[0] > plan.scratch.tolerance[0]) continue;
+    if (!componentMeetsTargets(plan, c, positions, targets)) continue;
     aimAt(plan, c, near, nearOffset);
     const moved = largestTurnFromInput(plan, c, orientations);
     if (!(moved > PULL_AFTER)) continue;

@@ -12,7 +12,7 @@ import {
   quatNormalize,
   quatRotate,
 } from "./quaternion.js";
-import { measureResiduals } from "./residuals.js";
+import { componentMeetsTargets, measureComponentResiduals } from "./residuals.js";
 
 /*
  * Where one joint carries several chains (a chest under the neck and both arms), a pose can settle in a
@@ -65,9 +65,6 @@ export function turnCarrier(
 ): number {
   const carrier = carrierOf(plan, c);
   if (carrier < 0) return 0;
-  const first = plan.componentEffectorStart[c],
-    last = plan.componentEffectorStart[c + 1];
-  const { maxResidual, tolerance } = plan.scratch;
   let used = 0;
   for (let s = 0; s < TURNS && used < budget; s++) {
     restorePose(plan, c, positions, orientations);
@@ -85,17 +82,16 @@ export function turnCarrier(
       Math.min(STEPS_PER_TURN, budget - used),
       false,
     );
-    measureResiduals(plan, first, last, positions, targets);
     // Only an answer is taken: a start that ends nearer without meeting the targets is another minimum,
     // and taking it moved the body between minima from frame to frame.
-    if (maxResidual[0] <= tolerance[0]) {
+    if (componentMeetsTargets(plan, c, positions, targets)) {
       if (plan.scratch.holdConfiguration[0] === 0) return used;
       const moved = largestTurnFromInput(plan, c, orientations);
       return used + pullTowardInput(plan, c, positions, orientations, targets, moved, budget - used);
     }
   }
   restorePose(plan, c, positions, orientations);
-  measureResiduals(plan, first, last, positions, targets);
+  measureComponentResiduals(plan, c, positions, targets);
   return used;
 }
 

@@ -30,3 +30,30 @@ export function measureResiduals(
   plan.scratch.maxResidual[0] = max;
   plan.scratch.residualSum[0] = sum;
 }
+
+/** Residuals of component c's effectors ({@link measureResiduals}). */
+export function measureComponentResiduals(
+  plan: SolvePlan,
+  c: number,
+  positions: Float64Array,
+  targets: Float64Array,
+): void {
+  measureResiduals(
+    plan,
+    plan.componentEffectorStart[c],
+    plan.componentEffectorStart[c + 1],
+    positions,
+    targets,
+  );
+}
+
+/** Measures component c's residuals and tells whether every one is within the tolerance. */
+export function componentMeetsTargets(
+  plan: SolvePlan,
+  c: number,
+  positions: Float64Array,
+  targets: Float64Array,
+): boolean {
+  measureComponentResiduals(plan, c, positions, targets);
+  return plan.scratch.maxResidual[0] <= plan.scratch.tolerance[0];
+}
