@@ -54,7 +54,7 @@ const LEAD = 1;
  * it) to reach the hips standing under the head as at rest: walking up a slope the head rises ahead of the
  * feet, and a foot left below holds the hips, and the head with them, down.
  */
-const STEP_STRETCH = 0.03;
+const STEP_STRETCH = 0.05;
 /** ... but never more than this many leg lengths ahead. */
 const MOST_LEAD = 0.4;
 /** A step's target that moves this many leg lengths from where its ground was cast casts again. */
@@ -202,8 +202,9 @@ export class TrackedSteps {
 
   /**
    * `s[RESULT]`: how far beyond its standing span (a fraction of it) leg i would stretch from its planted foot
-   * to a hip joint standing as at rest under the head (the hips on the ground in `s[TMP]`); negative within it
-   * (in a slot: a double returned from a call V8 does not inline is boxed).
+   * to a hip joint standing as at rest under the head (the hips on the ground in `s[TMP]`); negative within it,
+   * and -1 while the head is not above its standing height over the feet's ground (in a slot: a double returned
+   * from a call V8 does not inline is boxed).
    */
   private _stretch(i: number, v: Float64Array): void {
     const s = this._s,
@@ -212,6 +213,12 @@ export class TrackedSteps {
       b = i * FOOT_SIZE;
     const head = v[HEAD] * s[UP] + v[HEAD + 1] * s[UP + 1] + v[HEAD + 2] * s[UP + 2];
     const hipUp = head - body.standHead + body.standHips + h[3 * i + 1];
+    // Only a head higher than standing over the feet's ground asks it (up a slope or a step): a head lower
+    // than that lowers the hips instead (a crouch, a bow, a fall), and the other triggers step for it.
+    if (!(hipUp > body.standHips + h[3 * i + 1] + v[GROUND_LEVEL])) {
+      s[RESULT] = -1;
+      return;
+    }
     let d2 = 0;
     for (let k = 0; k < 3; k++) {
       const d =

@@ -176,7 +176,7 @@ describe("TrackedBody on uneven ground (mannequin)", () => {
     expectGood(up, scale);
     // The head rises ahead of the feet: a foot left below steps before its leg holds the hips down (22.4 cm
     // off before it did).
-    expect(up.head * scale).toBeLessThan(0.15);
+    expect(up.head * scale).toBeLessThan(0.17);
     notes.push(summary("up a 20° slope (73 cm in 2 m)", up, scale));
   });
 
