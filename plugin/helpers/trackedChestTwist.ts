@@ -21,12 +21,6 @@ const RAISED = -0.1;
 const BENT = 0.95;
 const STRAIGHT = 0.99;
 
-/** 0 at or below `from`, 1 at or above `to`, smooth between. */
-function ramp(x: number, from: number, to: number): number {
-  const t = (x - from) / (to - from);
-  return t <= 0 ? 0 : t >= 1 ? 1 : t * t * (3 - 2 * t);
-}
-
 /**
  * `v[SPINE_TWIST]`: how much of the last solution's twist about the spine the next solve starts from, given
  * how straight the straighter arm was in it (`stretch[0]`). `SQUARE_TWIST` while the hands ask for no twist:
@@ -45,7 +39,9 @@ export function chestTwistShare(v: Float64Array, body: TrackedBodyRig, stretch: 
     const h = (v[t] * up[3] + v[t + 1] * up[4] + v[t + 2] * up[5] - shoulders) / body.armLength;
     if (h > raise) raise = h;
   }
-  const asked =
-    raise === -Infinity ? 1 : Math.max(ramp(raise, HANGING, RAISED), ramp(stretch[0], BENT, STRAIGHT));
+  // The larger of the two asks, each 0 below its first bound and 1 above its second, smooth between (written
+  // out: a double returned from a call V8 does not inline is boxed).
+  const x = Math.max((raise - HANGING) / (RAISED - HANGING), (stretch[0] - BENT) / (STRAIGHT - BENT));
+  const asked = raise === -Infinity || x >= 1 ? 1 : x <= 0 ? 0 : x * x * (3 - 2 * x);
   v[SPINE_TWIST] = SQUARE_TWIST + (1 - SQUARE_TWIST) * asked;
 }
