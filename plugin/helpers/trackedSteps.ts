@@ -49,6 +49,12 @@ const SPEED_SMOOTHING = 0.1;
 const TELEPORT = 3;
 /** A step lands ahead of its place by the body's velocity over this fraction of the step's duration. */
 const LEAD = 1;
+/**
+ * A planted foot steps when its leg would have to stretch this much beyond its standing span (a fraction of
+ * it) to reach the hips standing under the head as at rest: walking up a slope the head rises ahead of the
+ * feet, and a foot left below holds the hips, and the head with them, down.
+ */
+const STEP_STRETCH = 0.05;
 /** ... but never more than this many leg lengths ahead. */
 const MOST_LEAD = 0.4;
 /** A step's target that moves this many leg lengths from where its ground was cast casts again. */
@@ -176,7 +182,8 @@ export class TrackedSteps {
       const along =
         s[b + DIR] * v[HEADING] + s[b + DIR + 1] * v[HEADING + 1] + s[b + DIR + 2] * v[HEADING + 2];
       const turn = Math.acos(Math.min(1, Math.max(-1, along)));
-      const score = Math.max(off, turn / settings.stepTurn);
+      this._stretch(i, v);
+      const score = Math.max(off, turn / settings.stepTurn, s[RESULT] / STEP_STRETCH);
       if (score > worst) {
         worst = score;
         best = i;
@@ -191,6 +198,38 @@ export class TrackedSteps {
       s[best * FOOT_SIZE + STEPPING] = 1;
       this.steps++;
     }
+  }
+
+  /**
+   * `s[RESULT]`: how far beyond its standing span (a fraction of it) leg i would stretch from its planted foot
+   * to a hip joint standing as at rest under the head (the hips on the ground in `s[TMP]`); negative within it,
+   * and -1 while the head is not above its standing height over the feet's ground (in a slot: a double returned
+   * from a call V8 does not inline is boxed).
+   */
+  private _stretch(i: number, v: Float64Array): void {
+    const s = this._s,
+      body = this._body,
+      h = body.hipFromHips,
+      b = i * FOOT_SIZE;
+    const head = v[HEAD] * s[UP] + v[HEAD + 1] * s[UP + 1] + v[HEAD + 2] * s[UP + 2];
+    const hipUp = head - body.standHead + body.standHips + h[3 * i + 1];
+    // Only a head higher than standing over the feet's ground asks it (up a slope or a step): a head lower
+    // than that lowers the hips instead (a crouch, a bow, a fall), and the other triggers step for it.
+    if (!(hipUp > body.standHips + h[3 * i + 1] + v[GROUND_LEVEL])) {
+      s[RESULT] = -1;
+      return;
+    }
+    let d2 = 0;
+    for (let k = 0; k < 3; k++) {
+      const d =
+        s[TMP + k] +
+        h[3 * i] * v[HEADING + k] +
+        h[3 * i + 2] * v[LEFT + k] +
+        hipUp * s[UP + k] -
+        s[b + POS + k];
+      d2 += d * d;
+    }
+    s[RESULT] = Math.sqrt(d2) / (body.standHips + h[3 * i + 1] - body.footHeight[i]) - 1;
   }
 
   private _plantAll(v: Float64Array, settings: TrackedBodySettings): void {
