@@ -15,6 +15,7 @@ export interface PipelineOwner {
   readonly _watched: number;
   readonly continuity: boolean;
   readonly holdConfiguration: boolean;
+  readonly settleOutOfReach: boolean;
   readonly weight: number;
   readonly onBeforeSolveObservable: {
     hasObservers(): boolean;
@@ -49,6 +50,8 @@ export class CharacterPipeline {
   private _inFrame = false;
   private _warned = false;
   private _disposed = false;
+  /** The last solve ended short of its targets (SolveSettings.fellShort, with the owner's settleOutOfReach). */
+  private _short = false;
   private readonly _event: { behavior: object; report: SolveReport; written: number };
 
   constructor(
@@ -193,12 +196,14 @@ export class CharacterPipeline {
     if (carried) continuity.apply(pose.block, plan.rig.parents, plan.limits);
     c.settings.tracking = warm;
     c.settings.holdConfiguration = owner.holdConfiguration;
+    c.settings.fellShort = warm && owner.settleOutOfReach && this._short;
     let report: SolveReport;
     try {
       report = solvePlan(plan, pose.solverPose, c.targets, c.settings);
       // Only a solve that spent its whole budget is stuck; one that stopped early has settled (out of reach).
       if (carried && !report.converged && report.iterations >= c.settings.maxIterations!)
         report = this._solveFromAnimation(c, report);
+      this._short = !report.converged;
     } catch (error) {
       if (!this._warned) {
         this._warned = true;
