@@ -184,13 +184,13 @@ export function iterateComponent(
       ((hinged && withinLength && (!smallStep || damped)) || anyOnLimit(plan, c));
     const going = withinLength && !smallStep ? progress * remaining > sum - tolerance : progress > stall;
     // Where several chains pull one body, passes that crawl hand over to damped steps at once (after the
-    // first passes, which make the large moves toward new targets).
+    // first passes, which make the large moves toward new targets); after a solve that fell short, after the
+    // first pass: from last frame's best pose, the passes only trade one effector's error for another's.
     const handOver =
       !futile &&
-      iteration > HAND_OVER_AFTER &&
+      ((short && iteration === 1) || (iteration > HAND_OVER_AFTER && progress < SLUGGISH_FRACTION * sum)) &&
       dampable &&
       withinLength &&
-      progress < SLUGGISH_FRACTION * sum &&
       best < bestAtDamped - stall;
     // Continuum passes that crawl (or lose ground) within length hand over to a round of damped steps on the
     // arcs (continuumSteps.ts), from where they stand; the passes go on from where the round ends. Each start
