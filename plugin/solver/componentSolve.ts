@@ -6,6 +6,7 @@ import { LIMIT_HINGE, LIMIT_ROTATION, LIMIT_STRETCH } from "./limits.js";
 import { hasLimit, keepsLimits } from "./limitCheck.js";
 import { clearOnLimit, restorePose, restoreTwoBoneLimb, savePose, saveTwoBoneLimb } from "./componentPose.js";
 import type { SolvePlan } from "./plan.js";
+import { aimOneBone, turnsOneBone } from "./oneBoneAim.js";
 import { measureResiduals } from "./residuals.js";
 import { trackTargets } from "./trackingSteps.js";
 import { keepTipTwists } from "./tipTwist.js";
@@ -79,6 +80,15 @@ export function solveComponent(
     // The passes below may fall back on the whole pose set aside, the input here.
     savePose(plan, c, positions, orientations);
   }
+  // One limited bone whose plain aim is the answer: that aim alone, before anything else looks at it.
+  if (
+    oriented &&
+    maxIterations >= 2 &&
+    turnsOneBone(plan, c) &&
+    plainGivesUp(plan, c, positions, targets) === 0 &&
+    aimOneBone(plan, c, positions, orientations, targets, true)
+  )
+    return 1;
   // Last frame's answer, the targets moved a little: followed with the least turning, when that converges.
   if (tracking) {
     const tracked = trackTargets(plan, c, positions, orientations, targets, maxIterations);
@@ -131,6 +141,16 @@ export function solveComponent(
   const givingUp = plainGivesUp(plan, c, positions, targets);
   if (givingUp > 0) {
     const plain = Math.min(givingUp, plainBudget);
+    // Aimed at the target strictly inside its limits, the bone is where the oriented passes put it in their
+    // first iteration (their second finds nothing to gain, and stops): that answer, charged as they were. With
+    // a tolerance of 0 the passes' stall test counts rounding as progress, so they are left to it.
+    if (
+      maxIterations - plain >= 2 &&
+      tolerance > 0 &&
+      turnsOneBone(plan, c) &&
+      aimOneBone(plan, c, positions, orientations, targets, false)
+    )
+      return plain + 2;
     const used =
       plain +
       iterateComponent(

@@ -1,3 +1,5 @@
+import type { JointLimits } from "./limits.js";
+
 /**
  * The elliptical swing cone works in swing space: a bone direction that has swung by angle θ from the
  * rest axis toward the unit direction (cos φ, sin φ) of the right/up plane is the 2-D point θ·(cos φ, sin φ)
@@ -92,4 +94,48 @@ export function clampToQuarterEllipse(s: Float64Array, o: number): boolean {
   s[o] = swap ? q1 : q0;
   s[o + 1] = swap ? q0 : q1;
   return true;
+}
+
+/** Within this fraction of the ellipse's boundary (in its squared measure), the full split decides. */
+const INSIDE_MARGIN = 1e-9;
+/** Swung nearer than this to the bone's opposite direction (cos θ), θ from its cosine loses digits. */
+const NEAR_FLIPPED_COS = -0.99;
+/** A swing direction shorter than this (sin θ) is left to the full split. */
+const SHORT_SWING_SIN = 1e-6;
+
+/**
+ * Whether the bone axis swung to `cos θ` from rest, `(px, py, pz)` its offset across the axis (of length
+ * sin θ), lies inside the joint's elliptical cone by more than rounding: the full split (measureSwingTwist)
+ * would find nothing to clamp. Where it is near the boundary, near the flipped axis or barely swung, false:
+ * the full split decides, as without this test.
+ */
+export function swingClearlyInside(
+  limits: JointLimits,
+  j: number,
+  px: number,
+  py: number,
+  pz: number,
+  cos: number,
+): boolean {
+  if (!(cos > NEAR_FLIPPED_COS)) return false;
+  const pl = Math.sqrt(px * px + py * py + pz * pz);
+  if (!(pl > SHORT_SWING_SIN)) return false;
+  const j3 = 3 * j,
+    j4 = 4 * j;
+  const up = limits.upAxis,
+    right = limits.rightAxis;
+  const x = (px * right[j3] + py * right[j3 + 1] + pz * right[j3 + 2]) / pl,
+    y = (px * up[j3] + py * up[j3 + 1] + pz * up[j3 + 2]) / pl;
+  const sw = limits.swing;
+  const ex = x >= 0 ? sw[j4 + 1] : sw[j4 + 3],
+    ey = y >= 0 ? sw[j4] : sw[j4 + 2];
+  // A cone flattened to a segment on any side has that side's edge on its boundary, which rounding may put
+  // either side of: the split's own rule decides.
+  const major = Math.max(sw[j4], sw[j4 + 1], sw[j4 + 2], sw[j4 + 3]),
+    minor = Math.min(sw[j4], sw[j4 + 1], sw[j4 + 2], sw[j4 + 3]);
+  if (!(minor > 1e-9 * major)) return false;
+  const theta = Math.acos(cos);
+  const u = (theta * x) / ex,
+    v = (theta * y) / ey;
+  return u * u + v * v <= 1 - INSIDE_MARGIN;
 }

@@ -1,5 +1,5 @@
 import { clampAngle } from "./angleRange.js";
-import { clampToQuarterEllipse } from "./ellipticalSwingLimit.js";
+import { clampToQuarterEllipse, swingClearlyInside } from "./ellipticalSwingLimit.js";
 import { LIMIT_HINGE, LIMIT_SWING, LIMIT_TWIST, LIMIT_UNIVERSAL, type JointLimits } from "./limits.js";
 import { projectUniversal } from "./universalJoint.js";
 
@@ -43,7 +43,8 @@ export function projectRotation(
   // axis where Δ does (twist about the axis leaves it), so s = Δ·a; inside the cone's inscribed circle
   // (cos θ >= cos of the smallest side angle) the swing needs no ellipse at all.
   const along = qx * ax + qy * ay + qz * az;
-  let twistInside = true;
+  let twistInside = true,
+    twistClear = true;
   if (flags & LIMIT_TWIST) {
     // The twist's half angle is atan2(along, w) (taken with w >= 0, as q and -q are one rotation); it lies in
     // [min/2, max/2] exactly when (along, w) is on the right side of both bounding rays: two cross products
@@ -53,18 +54,28 @@ export function projectRotation(
       w = sign * qw;
     const t4 = 4 * j;
     const half = limits.twistHalf;
-    twistInside = a * half[t4] - w * half[t4 + 1] >= -1e-15 && a * half[t4 + 2] - w * half[t4 + 3] <= 1e-15;
+    const low = a * half[t4] - w * half[t4 + 1],
+      high = a * half[t4 + 2] - w * half[t4 + 3];
+    twistInside = low >= -1e-15 && high <= 1e-15;
+    // Inside by more than rounding, so the full split's measured twist would not be clamped either.
+    const margin = TWIST_MARGIN * Math.sqrt(a * a + w * w);
+    twistClear = low > margin && high < -margin;
   }
   if (twistInside && along * along + qw * qw > 1e-18) {
     if ((flags & LIMIT_SWING) === 0) return false;
     const cx = 2 * (qy * az - qz * ay),
       cy = 2 * (qz * ax - qx * az),
       cz = 2 * (qx * ay - qy * ax);
-    const cos =
-      ax * (ax + qw * cx + (qy * cz - qz * cy)) +
-      ay * (ay + qw * cy + (qz * cx - qx * cz)) +
-      az * (az + qw * cz + (qx * cy - qy * cx));
+    // d = Δ · a, where the swing takes the bone axis.
+    const dx = ax + qw * cx + (qy * cz - qz * cy),
+      dy = ay + qw * cy + (qz * cx - qx * cz),
+      dz = az + qw * cz + (qx * cy - qy * cx);
+    const cos = ax * dx + ay * dy + az * dz;
     if (cos >= limits.swingCosMin[j]) return false;
+    // Outside that circle but inside the ellipse by more than rounding (and the twist too): the full split
+    // below would change nothing either, and costs three inverse trigonometric functions more.
+    if (twistClear && swingClearlyInside(limits, j, dx - cos * ax, dy - cos * ay, dz - cos * az, cos))
+      return false;
   }
 
   // Twist: the part of Δ about the bone axis; swing: the rest, and where each takes the bone.
@@ -140,6 +151,9 @@ export function projectRotation(
   }
   return changed;
 }
+
+/** A twist this near its range's ends (in sin of the half angle) is left to the full split to judge. */
+const TWIST_MARGIN = 1e-9;
 
 /**
  * The angle (radians, in (-π, π]) a hinge joint's Δ = q[o..o+3] turns about its hinge axis, into

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { clampToQuarterEllipse } from "../../plugin/solver/ellipticalSwingLimit.js";
+import { clampToQuarterEllipse, swingClearlyInside } from "../../plugin/solver/ellipticalSwingLimit.js";
+import { measureSwingTwist, projectRotation } from "../../plugin/solver/jointLimitProjection.js";
+import { createJointLimits, setJointLimit } from "../../plugin/solver/limits.js";
+import { quatRotate } from "../../plugin/solver/quaternion.js";
+import { createRig } from "../../plugin/solver/rig.js";
 import { random } from "./fixtures.js";
 
 /** Nearest point of the quarter ellipse (ex, ey) to (x, y): dense samples, then golden-section refinement. */
@@ -70,5 +74,58 @@ describe("clampToQuarterEllipse", () => {
       const [bx, by] = nearestByScan(x, y, ex, ey);
       expect(Math.hypot(s[0] - bx, s[1] - by)).toBeLessThan(1e-6);
     }
+  });
+});
+
+describe("swingClearlyInside", () => {
+  it("says inside only where the full swing measurement finds nothing to clamp (400 cones, 200,000 rotations)", () => {
+    const rand = random(23);
+    const q = new Float64Array(4),
+      d = new Float64Array(3),
+      split = new Float64Array(12),
+      s = new Float64Array(4),
+      scratch = new Float64Array(16);
+    let inside = 0;
+    for (let cone = 0; cone < 400; cone++) {
+      const tilt = [rand() - 0.5, rand() - 0.5, rand() - 0.5];
+      const rig = createRig({
+        parents: [-1, 0, 1],
+        restPositions: [0, 0, 0, 0, 1, 0, tilt[0], 1 + tilt[1], tilt[2]],
+      });
+      const limits = createJointLimits(rig);
+      // Sides from none (a flattened cone) through tiny to a full π.
+      const side = () => {
+        const r = rand();
+        return r < 0.1 ? 0 : r < 0.2 ? 1e-10 * rand() : r < 0.3 ? Math.PI : Math.PI * rand();
+      };
+      setJointLimit(limits, 1, { swing: { up: side(), right: side(), down: side(), left: side() } });
+      const j3 = 3,
+        a = limits.boneAxis;
+      for (let i = 0; i < 500; i++) {
+        const x = rand() - 0.5,
+          y = rand() - 0.5,
+          z = rand() - 0.5;
+        const half = 0.5 * Math.PI * rand() * (rand() < 0.5 ? 1 : 0.3),
+          sin = Math.sin(half) / Math.hypot(x, y, z);
+        q.set([x * sin, y * sin, z * sin, Math.cos(half)]);
+        // Some on the boundary itself, where rounding decides the side.
+        if (rand() < 0.3) projectRotation(limits, 1, q, 0, scratch, 0);
+        quatRotate(d, 0, q, 0, a, j3);
+        const cos = d[0] * a[j3] + d[1] * a[j3 + 1] + d[2] * a[j3 + 2];
+        const p = [d[0] - cos * a[j3], d[1] - cos * a[j3 + 1], d[2] - cos * a[j3 + 2]];
+        if (!swingClearlyInside(limits, 1, p[0], p[1], p[2], cos)) continue;
+        inside++;
+        measureSwingTwist(limits, 1, q, 0, split, 0);
+        const sx = split[10],
+          sy = split[11];
+        s[0] = Math.abs(sx);
+        s[1] = Math.abs(sy);
+        s[2] = sx >= 0 ? limits.swing[5] : limits.swing[7];
+        s[3] = sy >= 0 ? limits.swing[4] : limits.swing[6];
+        expect(clampToQuarterEllipse(s, 0)).toBe(false);
+      }
+    }
+    // The test is not vacuous: most cones hold rotations well inside them.
+    expect(inside).toBeGreaterThan(20_000);
   });
 });
