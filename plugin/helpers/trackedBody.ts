@@ -331,9 +331,8 @@ export class TrackedBody {
         writeHips(frame, v, this.body, this._rig.parents);
         this._knees.carry(frame, v);
       }
-      for (let i = 0; i < 2; i++) {
-        this._write(3 + i, FOOT_TARGET + 7 * i);
-      }
+      this._steps.swing(v, FOOT_TARGET);
+      for (let i = 0; i < 2; i++) this._write(3 + i, FOOT_TARGET + 7 * i);
       if (v[VALID] === 1) {
         headTarget(v, body);
         headWithinReach(v, body);

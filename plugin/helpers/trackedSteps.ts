@@ -3,6 +3,7 @@ import type { TrackedBodyRig } from "./trackedBodyRig.js";
 import type { TrackedBodySettings } from "./trackedBodyOptions.js";
 import { removeAlong, unit3 } from "./trackedMath.js";
 import type { TrackedGround } from "./trackedGround.js";
+import { swingWithinReach } from "./trackedSwing.js";
 import { DT, GROUND_LEVEL, HEAD, HEADING, HIPS_POS, LEFT } from "./trackedSlots.js";
 
 /* Slots of one foot's state (FOOT_SIZE numbers per foot). */
@@ -87,6 +88,14 @@ export class TrackedSteps {
   /** Whether foot `i` (0 left, 1 right) is in the air. */
   stepping(i: number): boolean {
     return this._s[i * FOOT_SIZE + STEPPING] === 1;
+  }
+
+  /** Brings each foot in the air toward its leg's reach from the hips as placed (see swingWithinReach). */
+  swing(v: Float64Array, feet: number): void {
+    for (let i = 0; i < 2; i++) {
+      const b = i * FOOT_SIZE;
+      if (this._s[b + STEPPING] === 1) swingWithinReach(v, this._body, feet, i, this._s[b + PHASE]);
+    }
   }
 
   /** Forgets where the feet stand: the next update plants them under the hips. */
