@@ -299,9 +299,8 @@ function holdAcross(
       const hip = v[HIPS_POS + k] + hp[3 * i] * v[HEADING + k] + hp[3 * i + 2] * v[LEFT + k];
       outward += (v[feet + 7 * i + k] - hip) * v[LEFT + k] * out;
     }
-    const over = -outward - h * most;
-    if (!(over > 0)) continue;
-    const shift = over * out * v[HIPS_FREE];
+    // Branch-free (a shift of 0 within the limit): a path run only in a spin would stay in the interpreter.
+    const shift = Math.max(0, -outward - h * most) * out * v[HIPS_FREE];
     for (let k = 0; k < 3; k++) v[HIPS_POS + k] -= shift * v[LEFT + k];
   }
 }

@@ -90,11 +90,15 @@ export class TrackedSteps {
     return this._s[i * FOOT_SIZE + STEPPING] === 1;
   }
 
-  /** Brings each foot in the air toward its leg's reach from the hips as placed (see swingWithinReach). */
+  /**
+   * Brings each foot in the air toward its leg's reach from the hips as placed (see swingWithinReach); a
+   * planted foot is run through it too, at no weight: code run only while stepping would stay in V8's
+   * interpreter, which boxes its doubles (see `_dryCast`).
+   */
   swing(v: Float64Array, feet: number): void {
     for (let i = 0; i < 2; i++) {
       const b = i * FOOT_SIZE;
-      if (this._s[b + STEPPING] === 1) swingWithinReach(v, this._body, feet, i, this._s[b + PHASE]);
+      swingWithinReach(v, this._body, feet, i, this._s[b + STEPPING] * this._s[b + PHASE]);
     }
   }
 
@@ -258,8 +262,8 @@ export class TrackedSteps {
       px * v[HEADING] + py * v[HEADING + 1] + pz * v[HEADING + 2],
       ax * v[HEADING] + ay * v[HEADING + 1] + az * v[HEADING + 2],
     );
-    const over = Math.abs(angle) - MOST_TWIST;
-    if (!(over > 0)) return;
+    // Branch-free (a turn by 0 within the limit): a path run only in a spin would stay in the interpreter.
+    const over = Math.max(0, Math.abs(angle) - MOST_TWIST);
     const turn = angle > 0 ? over : -over;
     const c = Math.cos(turn),
       sn = Math.sin(turn);

@@ -40,14 +40,13 @@ export function swingWithinReach(
   }
   const reach = SWING_REACH * body.legLength;
   if (!(h > 0 && h < reach)) return;
-  let nf = f,
-    nl = l > -h * MOST_ACROSS ? l : -h * MOST_ACROSS;
+  const nl = Math.max(l, -h * MOST_ACROSS);
   const most = Math.sqrt(reach * reach - h * h),
-    across = Math.sqrt(nf * nf + nl * nl);
-  if (across > most) {
-    nf *= most / across;
-    nl *= most / across;
-  }
+    across = Math.sqrt(f * f + nl * nl);
+  // Shortened to the reach (branch-free: run every frame, see TrackedSteps.swing).
+  const k0 = most / Math.max(most, across);
   const w = Math.sin(Math.PI * phase) * (1 - v[APPLIED + 4 + i]);
-  for (let k = 0; k < 3; k++) v[o + k] += w * ((nf - f) * v[HEADING + k] + (nl - l) * out * v[LEFT + k]);
+  const df = w * (f * k0 - f),
+    dl = w * (nl * k0 - l);
+  for (let k = 0; k < 3; k++) v[o + k] += df * v[HEADING + k] + dl * out * v[LEFT + k];
 }
