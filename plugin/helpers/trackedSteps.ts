@@ -3,7 +3,7 @@ import type { TrackedBodyRig } from "./trackedBodyRig.js";
 import type { TrackedBodySettings } from "./trackedBodyOptions.js";
 import { removeAlong, unit3 } from "./trackedMath.js";
 import type { TrackedGround } from "./trackedGround.js";
-import { swingWithinReach } from "./trackedSwing.js";
+import { pivotFoot, swingWithinReach } from "./trackedSwing.js";
 import { DT, GROUND_LEVEL, HEAD, HEADING, HIPS_POS, LEFT } from "./trackedSlots.js";
 
 /* Slots of one foot's state (FOOT_SIZE numbers per foot). */
@@ -52,11 +52,6 @@ const TELEPORT = 3;
 const LEAD = 1;
 /** ... but never more than this many leg lengths ahead. */
 const MOST_LEAD = 0.4;
-/**
- * A foot points at most this far (radians) from the body's heading: a leg twists about 40° at the hip and the
- * foot turns about 15° more at the ankle; past that, a planted foot pivots on its ankle instead.
- */
-const MOST_TWIST = 0.9;
 /** A step's target that moves this many leg lengths from where its ground was cast casts again. */
 const RECAST = 0.1;
 /**
@@ -183,7 +178,7 @@ export class TrackedSteps {
     );
     s[RESULT] = dt;
     for (let i = 0; i < 2; i++) if (s[i * FOOT_SIZE + STEPPING] === 1) this._advance(i, v, settings);
-    for (let i = 0; i < 2; i++) this._pivot(i * FOOT_SIZE, v);
+    for (let i = 0; i < 2; i++) pivotFoot(s, i * FOOT_SIZE + DIR, UP, v);
     if (s[STEPPING] === 1 || s[FOOT_SIZE + STEPPING] === 1) return;
     // Both planted: the foot furthest from its place (or turned furthest from the heading) steps, if either must.
     let best = -1,
@@ -238,38 +233,6 @@ export class TrackedSteps {
     }
     for (let k = 0; k < 3; k++) s[VELOCITY + k] = 0;
     this._started = true;
-  }
-
-  /**
-   * A foot (its slots from `b`) turned about up, on its ankle, until it points within `MOST_TWIST` of the
-   * heading `v[HEADING]`: a body spinning on one foot while the other steps round (a pirouette) would
-   * otherwise twist the planted leg past its limits, its knee bending against its foot; and a foot in the air
-   * turning from where it lifted off to the heading at the step's pace falls behind a fast spin the same way.
-   */
-  private _pivot(b: number, v: Float64Array): void {
-    const s = this._s;
-    const ux = s[UP],
-      uy = s[UP + 1],
-      uz = s[UP + 2];
-    const ax = s[b + DIR],
-      ay = s[b + DIR + 1],
-      az = s[b + DIR + 2];
-    // up × dir: the foot's way turned a quarter about up.
-    const px = uy * az - uz * ay,
-      py = uz * ax - ux * az,
-      pz = ux * ay - uy * ax;
-    const angle = Math.atan2(
-      px * v[HEADING] + py * v[HEADING + 1] + pz * v[HEADING + 2],
-      ax * v[HEADING] + ay * v[HEADING + 1] + az * v[HEADING + 2],
-    );
-    // Branch-free (a turn by 0 within the limit): a path run only in a spin would stay in the interpreter.
-    const over = Math.max(0, Math.abs(angle) - MOST_TWIST);
-    const turn = angle > 0 ? over : -over;
-    const c = Math.cos(turn),
-      sn = Math.sin(turn);
-    s[b + DIR] = ax * c + px * sn;
-    s[b + DIR + 1] = ay * c + py * sn;
-    s[b + DIR + 2] = az * c + pz * sn;
   }
 
   /** Foot `i`'s next step: from where it stands, its duration, aim and lift. */

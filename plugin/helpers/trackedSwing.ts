@@ -2,10 +2,20 @@ import { HUMANOID_RANGES } from "../rig/index.js";
 import type { TrackedBodyRig } from "./trackedBodyRig.js";
 import { APPLIED, HEADING, HIPS_POS, LEFT } from "./trackedSlots.js";
 
+/**
+ * A foot points at most this far (radians) from the body's heading: a leg twists about 40° at the hip and the
+ * foot turns about 15° more at the ankle; past that, a planted foot pivots on its ankle instead.
+ */
+const MOST_TWIST = 0.9;
 /** A foot in the air is kept within this much of its leg's length from its hip joint. */
 const SWING_REACH = 0.995;
 /** ... and no further across the body's midline than this times its hip joint's height above it. */
 const MOST_ACROSS = Math.tan((HUMANOID_RANGES.upperLeg.in * Math.PI) / 180);
+
+/*
+ * A foot within what its leg reaches: turned no further from the heading than the leg twists, and, in the
+ * air, placed no further across the midline or away from its hip joint than the leg swings.
+ */
 
 /**
  * Foot `i`'s target `v[feet + 7i]`, while the foot is in the air, brought toward where its leg reaches from
@@ -49,4 +59,36 @@ export function swingWithinReach(
   const df = w * (f * k0 - f),
     dl = w * (nl * k0 - l);
   for (let k = 0; k < 3; k++) v[o + k] += df * v[HEADING + k] + dl * out * v[LEFT + k];
+}
+
+/**
+ * A foot's way `s[dir..dir+2]` (unit, square to the unit up `s[up..]`) turned about up, on its ankle, until it
+ * points within `MOST_TWIST` of the heading `v[HEADING]`: a body spinning on one foot while the other steps
+ * round (a pirouette) would otherwise twist the planted leg past its limits, its knee bending against its
+ * foot; and a foot in the air, turning from where it lifted off to the heading at the step's pace, falls
+ * behind a fast spin the same way.
+ */
+export function pivotFoot(s: Float64Array, dir: number, up: number, v: Float64Array): void {
+  const ux = s[up],
+    uy = s[up + 1],
+    uz = s[up + 2];
+  const ax = s[dir],
+    ay = s[dir + 1],
+    az = s[dir + 2];
+  // up × dir: the foot's way turned a quarter about up.
+  const px = uy * az - uz * ay,
+    py = uz * ax - ux * az,
+    pz = ux * ay - uy * ax;
+  const angle = Math.atan2(
+    px * v[HEADING] + py * v[HEADING + 1] + pz * v[HEADING + 2],
+    ax * v[HEADING] + ay * v[HEADING + 1] + az * v[HEADING + 2],
+  );
+  // Branch-free (a turn by 0 within the limit): a path run only in a spin would stay in the interpreter.
+  const over = Math.max(0, Math.abs(angle) - MOST_TWIST);
+  const turn = angle > 0 ? over : -over;
+  const c = Math.cos(turn),
+    sn = Math.sin(turn);
+  s[dir] = ax * c + px * sn;
+  s[dir + 1] = ay * c + py * sn;
+  s[dir + 2] = az * c + pz * sn;
 }
