@@ -3,6 +3,7 @@ import type { TrackedBodyRig } from "./trackedBodyRig.js";
 import type { TrackedBodySettings } from "./trackedBodyOptions.js";
 import { removeAlong, unit3 } from "./trackedMath.js";
 import type { TrackedGround } from "./trackedGround.js";
+import { TrackedSupport } from "./trackedSupport.js";
 import { pivotFoot, swingWithinReach } from "./trackedSwing.js";
 import { DT, GROUND_LEVEL, HEAD, HEADING, HIPS_POS, LEFT } from "./trackedSlots.js";
 
@@ -26,7 +27,8 @@ const TO_LEVEL = 36;
 const NORMAL = 37; // the ground's normal the sole is turned to
 const FROM_NORMAL = 40;
 const SHIFT = 43; // how far the landing was moved off an edge
-const FOOT_SIZE = 46;
+const BARE = 46; // 1 when the mesh the planted foot stood on is gone
+const FOOT_SIZE = 47;
 /* Slots shared by both feet, after them. */
 /** A third foot's slots for the dry casts (see `_cast`): written, never read. */
 const DRY = 2 * FOOT_SIZE;
@@ -42,7 +44,9 @@ const TOE = RESULT + 1;
 const TOE_GROUND = TOE + 3;
 /** A cast's range: the ground's height it starts from, how far above and below it the ray reaches. */
 const RANGE = TOE_GROUND + 6;
-const STATE_SIZE = RANGE + 3;
+/** How far a planted foot's ground mesh carried it this frame. */
+const CARRY = RANGE + 3;
+const STATE_SIZE = CARRY + 3;
 
 /** The hips' ground speed is smoothed over this many seconds before it times and aims the steps. */
 const SPEED_SMOOTHING = 0.1;
@@ -69,6 +73,7 @@ const EDGE = 0.01;
  */
 export class TrackedSteps {
   private readonly _s = new Float64Array(STATE_SIZE);
+  private readonly _support = new TrackedSupport();
   private _started = false;
   /** Steps taken since the start (a count for tests and tools). */
   steps = 0;
@@ -170,14 +175,17 @@ export class TrackedSteps {
       }
     }
     if (!this._started || far || !(Math.abs(s[VELOCITY]) + Math.abs(s[VELOCITY + 1]) < 1e300)) {
-      this._plantAll(v, settings);
+      this._plantAll(v, settings, frame);
       return;
     }
     s[SPEED] = Math.sqrt(
       s[VELOCITY] * s[VELOCITY] + s[VELOCITY + 1] * s[VELOCITY + 1] + s[VELOCITY + 2] * s[VELOCITY + 2],
     );
     s[RESULT] = dt;
-    for (let i = 0; i < 2; i++) if (s[i * FOOT_SIZE + STEPPING] === 1) this._advance(i, v, settings);
+    for (let i = 0; i < 2; i++) {
+      if (s[i * FOOT_SIZE + STEPPING] === 1) this._advance(i, v, settings, frame);
+      else this._carry(i, frame);
+    }
     for (let i = 0; i < 2; i++) pivotFoot(s, i * FOOT_SIZE + DIR, UP, v);
     if (s[STEPPING] === 1 || s[FOOT_SIZE + STEPPING] === 1) return;
     // Both planted: the foot furthest from its place (or turned furthest from the heading) steps, if either must.
@@ -190,7 +198,8 @@ export class TrackedSteps {
       const along =
         s[b + DIR] * v[HEADING] + s[b + DIR + 1] * v[HEADING + 1] + s[b + DIR + 2] * v[HEADING + 2];
       const turn = Math.acos(Math.min(1, Math.max(-1, along)));
-      const score = Math.max(off, turn / settings.stepTurn);
+      // A foot whose ground mesh is gone steps (down to what is below).
+      const score = Math.max(off, turn / settings.stepTurn, 2 * s[b + BARE]);
       if (score > worst) {
         worst = score;
         best = i;
@@ -203,11 +212,12 @@ export class TrackedSteps {
     if (best >= 0) {
       this._cast(best * FOOT_SIZE, best, settings, true);
       s[best * FOOT_SIZE + STEPPING] = 1;
+      s[best * FOOT_SIZE + BARE] = 0;
       this.steps++;
     }
   }
 
-  private _plantAll(v: Float64Array, settings: TrackedBodySettings): void {
+  private _plantAll(v: Float64Array, settings: TrackedBodySettings, frame: FabrikFrame): void {
     const s = this._s;
     const leg = this._body.legLength;
     // From the head down (at the start, after a teleport: the ground may be anywhere under it): the ground a
@@ -223,16 +233,32 @@ export class TrackedSteps {
         s[b + DIR + k] = v[HEADING + k];
       }
       this._ground.cast(s, b + POS, RANGE, settings, b + GROUND, true);
+      this._support.aim(i, this._ground.lastMesh);
       for (let k = 0; k < 3; k++) {
         s[b + CAST_AT + k] = s[b + POS + k];
         s[b + NORMAL + k] = s[b + GROUND + 3 + k];
       }
       this._ground.land(s, b + POS, b + GROUND, i, b + LEVEL);
+      this._support.plant(i, s, b + POS, frame);
+      s[b + BARE] = 0;
       s[b + TO_LEVEL] = s[b + LEVEL];
       s[b + STEPPING] = 0;
     }
     for (let k = 0; k < 3; k++) s[VELOCITY + k] = 0;
     this._started = true;
+  }
+
+  /** Planted foot `i` carried by the mesh it stands on (a moving platform); marked bare when the mesh is gone. */
+  private _carry(i: number, frame: FabrikFrame): void {
+    const s = this._s,
+      b = i * FOOT_SIZE;
+    if (!this._support.follow(i, s, b + POS, CARRY, frame)) s[b + BARE] = 1;
+    for (let k = 0; k < 3; k++) {
+      s[b + POS + k] += s[CARRY + k];
+      s[b + GROUND + k] += s[CARRY + k];
+      s[b + CAST_AT + k] += s[CARRY + k];
+    }
+    s[b + LEVEL] += s[CARRY] * s[UP] + s[CARRY + 1] * s[UP + 1] + s[CARRY + 2] * s[UP + 2];
   }
 
   /** Foot `i`'s next step: from where it stands, its duration, aim and lift. */
@@ -284,6 +310,7 @@ export class TrackedSteps {
     s[RANGE + 1] = settings.maxStepUp * leg;
     s[RANGE + 2] = settings.maxStepDown * leg;
     ground.cast(s, b + TO, RANGE, settings, b + GROUND, pick);
+    const mesh = ground.lastMesh;
     // The toes' ground higher than the ankle's: an edge under the sole (the toes would stand in the step).
     for (let k = 0; k < 3; k++) s[TOE + k] = s[b + TO + k] + body.toeReach * s[b + TO_DIR + k];
     ground.cast(s, TOE, RANGE, settings, TOE_GROUND, pick);
@@ -296,6 +323,7 @@ export class TrackedSteps {
       s[b + TO + k] += edge * body.toeReach * s[b + TO_DIR + k];
     }
     ground.cast(s, b + TO, RANGE, settings, TOE_GROUND, pick && edge === 1);
+    if (pick) this._support.aim(i, edge === 1 ? ground.lastMesh : mesh);
     for (let k = 0; k < 6; k++) s[b + GROUND + k] += edge * (s[TOE_GROUND + k] - s[b + GROUND + k]);
     for (let k = 0; k < 3; k++) s[b + CAST_AT + k] = s[b + TO + k];
     ground.land(s, b + TO, b + GROUND, i, b + TO_LEVEL);
@@ -309,7 +337,7 @@ export class TrackedSteps {
   }
 
   /** Foot `i` moves `s[RESULT]` seconds further along its step. */
-  private _advance(i: number, v: Float64Array, settings: TrackedBodySettings): void {
+  private _advance(i: number, v: Float64Array, settings: TrackedBodySettings, frame: FabrikFrame): void {
     const s = this._s,
       b = i * FOOT_SIZE;
     const dt = s[RESULT];
@@ -339,7 +367,10 @@ export class TrackedSteps {
     removeAlong(s, b + DIR, UP);
     if (!unit3(s, b + DIR)) for (let k = 0; k < 3; k++) s[b + DIR + k] = s[b + TO_DIR + k];
     if (!unit3(s, b + NORMAL)) for (let k = 0; k < 3; k++) s[b + NORMAL + k] = s[b + GROUND + 3 + k];
-    if (t >= 1) s[b + STEPPING] = 0;
+    if (t >= 1) {
+      s[b + STEPPING] = 0;
+      this._support.plant(i, s, b + POS, frame);
+    }
   }
 }
 
