@@ -69,6 +69,8 @@ export class TrackedBodyRig {
   readonly hipFromHips = new Float64Array(6);
   readonly legLength: number;
   readonly armLength: number;
+  /** How far the upper arms (their mean) stand below the head in the rest pose, along up. */
+  readonly shoulderDrop: number;
   /** Rest orientations (4 each): hips, head, left hand, right hand, left foot, right foot. */
   readonly rest = new Float64Array(24);
   /** Per side: the hand's rest pointing axis (lower arm to hand) and the back of the hand (6 numbers). */
@@ -184,6 +186,8 @@ export class TrackedBodyRig {
     }
     this.legLength = legs / 2;
     this.armLength = arms / 2;
+    this.shoulderDrop =
+      this.standHead - (along(this.sides[0].upperArm, 3, -1) + along(this.sides[1].upperArm, 3, -1)) / 2;
     const toes = roles.leftToes;
     const toeAhead = toes !== undefined ? along(toes, 0, this.sides[0].foot) : 0;
     this.toeReach = toeAhead > 0 ? 1.5 * toeAhead : 0.2 * this.legLength;

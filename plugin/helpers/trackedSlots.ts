@@ -58,4 +58,6 @@ export const HIPS_FREE = 165;
 export const HANDS_HEADING = 166;
 /** The ground's height under the feet (the mean of the two, along up): the hips stand over it. */
 export const GROUND_LEVEL = 169;
-export const SLOTS = 170;
+/** The share of the last solution's twist the spine starts from (see `chestTwistShare`). */
+export const SPINE_TWIST = 170;
+export const SLOTS = 171;

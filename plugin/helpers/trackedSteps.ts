@@ -4,7 +4,7 @@ import type { TrackedBodySettings } from "./trackedBodyOptions.js";
 import { removeAlong, unit3 } from "./trackedMath.js";
 import type { TrackedGround } from "./trackedGround.js";
 import { TrackedSupport } from "./trackedSupport.js";
-import { pivotFoot, swingWithinReach } from "./trackedSwing.js";
+import { legStretch, pivotFoot, swingWithinReach } from "./trackedSwing.js";
 import { DT, GROUND_LEVEL, HEAD, HEADING, HIPS_POS, LEFT } from "./trackedSlots.js";
 
 /* Slots of one foot's state (FOOT_SIZE numbers per foot). */
@@ -54,6 +54,12 @@ const SPEED_SMOOTHING = 0.1;
 const TELEPORT = 3;
 /** A step lands ahead of its place by the body's velocity over this fraction of the step's duration. */
 const LEAD = 1;
+/**
+ * A planted foot steps when its leg would have to stretch this much beyond its standing span (a fraction of
+ * it) to reach the hips standing under the head as at rest: walking up a slope the head rises ahead of the
+ * feet, and a foot left below holds the hips, and the head with them, down.
+ */
+const STEP_STRETCH = 0.05;
 /** ... but never more than this many leg lengths ahead. */
 const MOST_LEAD = 0.4;
 /** A step's target that moves this many leg lengths from where its ground was cast casts again. */
@@ -198,8 +204,9 @@ export class TrackedSteps {
       const along =
         s[b + DIR] * v[HEADING] + s[b + DIR + 1] * v[HEADING + 1] + s[b + DIR + 2] * v[HEADING + 2];
       const turn = Math.acos(Math.min(1, Math.max(-1, along)));
+      legStretch(s, b + POS, TMP, UP, RESULT, v, this._body, i);
       // A foot whose ground mesh is gone steps (down to what is below).
-      const score = Math.max(off, turn / settings.stepTurn, 2 * s[b + BARE]);
+      const score = Math.max(off, turn / settings.stepTurn, s[RESULT] / STEP_STRETCH, 2 * s[b + BARE]);
       if (score > worst) {
         worst = score;
         best = i;

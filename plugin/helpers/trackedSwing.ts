@@ -1,6 +1,6 @@
 import { HUMANOID_RANGES } from "../rig/index.js";
 import type { TrackedBodyRig } from "./trackedBodyRig.js";
-import { APPLIED, HEADING, HIPS_POS, LEFT } from "./trackedSlots.js";
+import { APPLIED, GROUND_LEVEL, HEAD, HEADING, HIPS_POS, LEFT } from "./trackedSlots.js";
 
 /**
  * A foot points at most this far (radians) from the body's heading: a leg twists about 40° at the hip and the
@@ -14,7 +14,8 @@ const MOST_ACROSS = Math.tan((HUMANOID_RANGES.upperLeg.in * Math.PI) / 180);
 
 /*
  * A foot within what its leg reaches: turned no further from the heading than the leg twists, and, in the
- * air, placed no further across the midline or away from its hip joint than the leg swings.
+ * air, placed no further across the midline or away from its hip joint than the leg swings; and how far a
+ * planted leg would stretch to hips standing under the head (it steps when too far).
  */
 
 /**
@@ -91,4 +92,38 @@ export function pivotFoot(s: Float64Array, dir: number, up: number, v: Float64Ar
   s[dir] = ax * c + px * sn;
   s[dir + 1] = ay * c + py * sn;
   s[dir + 2] = az * c + pz * sn;
+}
+
+/**
+ * `s[out]`: how far beyond its standing span (a fraction of it) leg `i` would stretch from its planted foot
+ * `s[pos..]` to a hip joint standing as at rest under the head `v[HEAD]` (the hips on the ground in
+ * `s[hips..]`, up `s[up..]`); negative within it, and -1 while the head is not above its standing height over
+ * the feet's ground `v[GROUND_LEVEL]` (in a slot: a double returned from a call V8 does not inline is boxed).
+ */
+export function legStretch(
+  s: Float64Array,
+  pos: number,
+  hips: number,
+  up: number,
+  out: number,
+  v: Float64Array,
+  body: TrackedBodyRig,
+  i: number,
+): void {
+  const h = body.hipFromHips;
+  const head = v[HEAD] * s[up] + v[HEAD + 1] * s[up + 1] + v[HEAD + 2] * s[up + 2];
+  const hipUp = head - body.standHead + body.standHips + h[3 * i + 1];
+  // Only a head higher than standing over the feet's ground asks it (up a slope or a step): a head lower
+  // than that lowers the hips instead (a crouch, a bow, a fall), and the other triggers step for it.
+  if (!(hipUp > body.standHips + h[3 * i + 1] + v[GROUND_LEVEL])) {
+    s[out] = -1;
+    return;
+  }
+  let d2 = 0;
+  for (let k = 0; k < 3; k++) {
+    const d =
+      s[hips + k] + h[3 * i] * v[HEADING + k] + h[3 * i + 2] * v[LEFT + k] + hipUp * s[up + k] - s[pos + k];
+    d2 += d * d;
+  }
+  s[out] = Math.sqrt(d2) / (body.standHips + h[3 * i + 1] - body.footHeight[i]) - 1;
 }

@@ -9,7 +9,7 @@ import { PoseReader } from "../../plugin/babylon/poseReader.js";
 import { buildSkeletonRigs } from "../../plugin/babylon/skeletonRig.js";
 import { FabrikError } from "../../plugin/solver/errors.js";
 import { quatMultiply } from "../../plugin/solver/quaternion.js";
-import { StabilityCounter } from "../robustness/stability.js";
+import { JUMP, StabilityCounter, turnBetween } from "../robustness/stability.js";
 import { ASSETS_DIR, OWN_CHARACTERS, type Character, type Loaded } from "./characters.js";
 import { LimitedWalk, type HangingArm } from "./corpusMotion.js";
 
@@ -60,6 +60,8 @@ export interface CorpusRow {
   readonly steps: number;
   readonly flips: number;
   readonly largestStep: number;
+  /** Where the steps are: frame, joint and turn (radians) of each joint-frame counted in `steps`. */
+  readonly stepsAt: readonly CorpusStep[];
   /** Largest change of a bone's length, in heights; joints outside the chains that changed; NaN seen. */
   readonly boneError: number;
   readonly touched: number;
@@ -68,6 +70,29 @@ export interface CorpusRow {
   readonly maxIterations: number;
   /** Mean time from the behavior's before-solve event to its solved event (targets, solve, write-back), µs. */
   readonly solveMicros: number;
+}
+
+/**
+ * One joint turning more than 10° between frames: the walk's frame it ends on (0-based, as LimitedWalk counts
+ * them), the joint, the turn (radians).
+ */
+export interface CorpusStep {
+  readonly frame: number;
+  readonly joint: string;
+  readonly turn: number;
+}
+
+/** Steps as text, one frame a line: "frame 244: Neck 43.2°, Spine2 14.3°". */
+export function describeSteps(steps: readonly CorpusStep[]): string[] {
+  const lines: string[] = [];
+  for (let i = 0; i < steps.length;) {
+    const frame = steps[i].frame;
+    const joints: string[] = [];
+    for (; i < steps.length && steps[i].frame === frame; i++)
+      joints.push(`${steps[i].joint} ${((steps[i].turn * 180) / Math.PI).toFixed(1)}°`);
+    lines.push(`frame ${frame}: ${joints.join(", ")}`);
+  }
+  return lines;
 }
 
 /** Within 1e-3 × height, as the issue's bar counts it (float64 all the way; a hair for round-off). */
@@ -218,6 +243,8 @@ export function runCorpus(
 
   const misses = new Array<number>(plan.effectorCount).fill(0);
   const counter = new StabilityCounter();
+  const stepsAt: CorpusStep[] = [];
+  let previous: Float64Array | null = null;
   let frame = 0;
   let met = 0,
     worst = 0,
@@ -289,7 +316,13 @@ export function runCorpus(
         if (!same && !written.has(j)) touched++;
       }
       if (frameWorst <= MET) met++;
-      counter.record(reader.localRotations.slice(), frameWorst <= MET);
+      const locals = reader.localRotations.slice();
+      counter.record(locals, frameWorst <= MET);
+      for (let j = 0; j < n && previous !== null; j++) {
+        const turn = turnBetween(previous, 4 * j, locals, 4 * j);
+        if (turn > JUMP) stepsAt.push({ frame: frame - 1, joint: rig.names[j], turn });
+      }
+      previous = locals;
     },
     undefined,
     true,
@@ -314,6 +347,7 @@ export function runCorpus(
     steps: c.jumps,
     flips: c.flips,
     largestStep: c.largest,
+    stepsAt,
     boneError,
     touched,
     nan,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadCharacter } from "./characters.js";
-import { corpusCharacters, runCorpus, seedOf } from "./corpus.js";
+import { corpusCharacters, describeSteps, runCorpus, seedOf } from "./corpus.js";
 
 /**
  * Walks of the corpus bench (test/bench/corpusWalks.bench.ts), not the corpus test's own, on which a joint
@@ -30,6 +30,8 @@ for (const [name, walk] of WALKS) {
         const row = runCorpus(loaded, name, FRAMES, seedOf(name, walk));
         expect(row.met / row.frames).toBeGreaterThanOrEqual(0.99);
         expect(row.flips).toBe(0);
+        // Listed, so a failure names the frames and joints that stepped.
+        expect(describeSteps(row.stepsAt)).toEqual([]);
         expect(row.steps).toBe(0);
       } finally {
         loaded.engine.dispose();

@@ -1,16 +1,19 @@
 import { bench, describe } from "vitest";
 import { loadCharacter } from "../babylon/characters.js";
-import { corpusCharacters, runCorpus, seedOf, type CorpusRow } from "../babylon/corpus.js";
+import { corpusCharacters, describeSteps, runCorpus, seedOf, type CorpusRow } from "../babylon/corpus.js";
 import { formatTable } from "./harness.js";
 
 /*
  * The character corpus (test/babylon/corpus.test.ts) on walks its test does not take: every character at
  * default settings, WALKS other random limit-respecting walks each (seeds shifted by 1 to WALKS), so a change
  * tuned to the test's own walks shows here. It measures convergence and steadiness, not time, so it runs on
- * the sources like the tests do.
+ * the sources like the tests do. After the table it lists where each step is (character, walk, frame,
+ * joints), so a step can be replayed alone: CORPUS_ONLY=name runs only the characters whose folder name
+ * contains it (e.g. "mannequin").
  */
 const WALKS = 8;
 const FRAMES = 300;
+const ONLY = process.env.CORPUS_ONLY ?? "";
 
 interface Summary {
   readonly name: string;
@@ -19,6 +22,8 @@ interface Summary {
   readonly largest: number;
   readonly flips: number;
   readonly iterations: number;
+  /** "walk 8 frame 244: Neck 43.2°, …", one line per frame with a step. */
+  readonly where: string[];
 }
 
 async function measure(): Promise<Summary[]> {
@@ -26,7 +31,7 @@ async function measure(): Promise<Summary[]> {
   if (shared.length === 0)
     process.stdout.write("[corpus walks] ../shared/assets is absent: the project's own characters only\n");
   const summaries: Summary[] = [];
-  for (const c of [...shared, ...own]) {
+  for (const c of [...shared, ...own].filter((x) => x.folder.includes(ONLY))) {
     const rows: CorpusRow[] = [];
     for (let walk = 1; walk <= WALKS; walk++) {
       const loaded = await loadCharacter(c);
@@ -43,6 +48,7 @@ async function measure(): Promise<Summary[]> {
       largest: Math.max(...rows.map((r) => r.largestStep)),
       flips: rows.reduce((sum, r) => sum + r.flips, 0),
       iterations: rows.reduce((sum, r) => sum + r.meanIterations, 0) / rows.length,
+      where: rows.flatMap((r, k) => describeSteps(r.stepsAt).map((line) => `walk ${k + 1} ${line}`)),
     });
   }
   return summaries;
@@ -77,7 +83,9 @@ process.stdout.write(
       ]),
     ) +
     `\nall characters: ${sum(summaries.map((s) => sum(s.steps)))} steps > 10°, ` +
-    `${sum(summaries.map((s) => s.met.filter((m) => m < 99).length))} of ${summaries.length * WALKS} walks below 99 % met\n\n`,
+    `${sum(summaries.map((s) => s.met.filter((m) => m < 99).length))} of ${summaries.length * WALKS} walks below 99 % met\n` +
+    summaries.flatMap((s) => s.where.map((line) => `  ${s.name} ${line}\n`)).join("") +
+    "\n",
 );
 
 describe("corpus walks", () => {
