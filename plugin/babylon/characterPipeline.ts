@@ -15,6 +15,7 @@ export interface PipelineOwner {
   readonly _watched: number;
   readonly continuity: boolean;
   readonly holdConfiguration: boolean;
+  readonly settleOutOfReach: boolean;
   readonly weight: number;
   readonly onBeforeSolveObservable: {
     hasObservers(): boolean;
@@ -49,6 +50,8 @@ export class CharacterPipeline {
   private _inFrame = false;
   private _warned = false;
   private _disposed = false;
+  /** The last solve fell short of its targets (FELL_SHORT; SolveSettings.fellShort with settleOutOfReach). */
+  private _short = false;
   private readonly _event: { behavior: object; report: SolveReport; written: number };
 
   constructor(
@@ -193,12 +196,14 @@ export class CharacterPipeline {
     if (carried) continuity.apply(pose.block, plan.rig.parents, plan.limits);
     c.settings.tracking = warm;
     c.settings.holdConfiguration = owner.holdConfiguration;
+    c.settings.fellShort = warm && owner.settleOutOfReach && this._short;
     let report: SolveReport;
     try {
       report = solvePlan(plan, pose.solverPose, c.targets, c.settings);
       // Only a solve that spent its whole budget is stuck; one that stopped early has settled (out of reach).
       if (carried && !report.converged && report.iterations >= c.settings.maxIterations!)
         report = this._solveFromAnimation(c, report);
+      this._short = report.maxResidual > FELL_SHORT * c.plan.scratch.tolerance[0];
     } catch (error) {
       if (!this._warned) {
         this._warned = true;
@@ -295,6 +300,13 @@ export class CharacterPipeline {
     if (added && this._inFrame) this.pose.readUnread();
   }
 }
+
+/**
+ * A solve that ended further than this many tolerances from a target fell short of it (out of the limits'
+ * reach, for settleOutOfReach); one nearer was still creeping toward it, and the next solve is a full one
+ * (settled early from there, a run held each frame a few tolerances short, at several times the cost).
+ */
+const FELL_SHORT = 4;
 
 /** Where the touch ahead leaves its number, so that its loads are not optimised away. */
 const touchSink = new Float64Array(1);

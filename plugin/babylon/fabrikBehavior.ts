@@ -64,8 +64,7 @@ export type { FabrikBeforeSolveEvent, FabrikFrame, FabrikPass, FabrikSolvedEvent
  * rotations to the joint nodes (or bones without nodes) once, blended from the animated ones by `weight`.
  * After the frame is rendered the animated values are put back, so the next frame starts from the animation
  * again (joints without animation channels would otherwise drift) and detaching leaves the animated pose.
- * Read the written pose in {@link onSolvedObservable}. Scale above the skeleton (the glTF mirror, an
- * armature's ×100) is fine; scale inside it must be uniform per joint. Steady-state frames allocate nothing.
+ * Scale above the skeleton is fine (the glTF mirror, ×100); inside it, uniform per joint. Frames allocate nothing.
  */
 export class FabrikBehavior implements Behavior<TransformNode> {
   /** Fired after each frame's write-back, with the solver's report. */
@@ -80,6 +79,8 @@ export class FabrikBehavior implements Behavior<TransformNode> {
   continuity = true;
   /** With continuity: an answer far from last frame's is pulled back near it (SolveSettings.holdConfiguration). */
   holdConfiguration = true;
+  /** With continuity: after a solve short of its targets, the next settles early (SolveSettings.fellShort). */
+  settleOutOfReach = false;
   attachedNode: Nullable<TransformNode> = null;
   /** Fired when the set of effectors changes (a new joint or chain length, a removal): the plan was rebuilt. */
   readonly onTargetsChangedObservable = new Observable<FabrikBehavior>();

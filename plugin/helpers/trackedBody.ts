@@ -98,8 +98,9 @@ const POINTS: readonly TrackedPointName[] = [
  * feet stay planted until the hips move or turn too far from them, then one steps along an arc (never both).
  * Elbow and knee hints (`leftElbow` … `rightKnee`: a position and a weight) swivel their limbs toward them
  * (TrackedHints). A tracker whose weight falls to 0, or whose pose is not finite, fades its part back to the
- * animation over `fadeTime`; with the head gone, the hips and legs fade back too. While attached it turns
- * the behavior's `holdConfiguration` off (it steers the configuration itself). A frame allocates nothing.
+ * animation over `fadeTime`; with the head gone, the hips and legs fade back too. While attached it turns the
+ * behavior's `holdConfiguration` off (it steers the configuration itself) and `settleOutOfReach` on (a body
+ * lying down is out of its standing spine's reach, frame after frame). A frame allocates nothing.
  */
 export class TrackedBody {
   readonly head = new TrackedPoint("head", 1);
@@ -142,7 +143,7 @@ export class TrackedBody {
   /** Whether foot i is in the air (made once: a closure per frame would allocate). */
   private readonly _airborne = (i: number): boolean => this._steps.stepping(i);
   private readonly _auto: boolean;
-  private readonly _held: boolean;
+  private readonly _held: readonly [boolean, boolean]; // the behavior's two settings before this body
   private _pending = false;
   private _started = false;
   private _disposed = false;
@@ -201,8 +202,9 @@ export class TrackedBody {
     };
     this._solved = behavior.onSolvedObservable.add((event) => this._warm.solved(event.report.converged));
     behavior.addPass(this._pass, { order: TRACKED_BODY_ORDER });
-    this._held = behavior.holdConfiguration;
+    this._held = [behavior.holdConfiguration, behavior.settleOutOfReach];
     behavior.holdConfiguration = false;
+    behavior.settleOutOfReach = true;
     behavior.addPass(this._hintPass, { order: TRACKED_BODY_ORDER + 1 });
   }
 
@@ -265,7 +267,7 @@ export class TrackedBody {
     if (this.behavior.rig === this._rig) for (const j of this._effectors) this.behavior.removeTarget(j);
     for (const node of this._targets) node.dispose();
     this._calibration.reset();
-    this.behavior.holdConfiguration = this._held;
+    [this.behavior.holdConfiguration, this.behavior.settleOutOfReach] = this._held;
   }
 
   private _run(frame: FabrikFrame): void {
@@ -292,10 +294,8 @@ export class TrackedBody {
         if (!this._started) for (let k = 0; k < 3; k++) v[HEAD_HEADING + k] = body.frame[k];
         else for (let k = 0; k < 3; k++) v[HEAD_HEADING + k] = v[HEADING + k];
       }
-      if (this.settings.handsTurn > 0) {
-        v[C] = this.settings.handsTurn;
-        blendHandsHeading(v, body);
-      }
+      v[C] = this.settings.handsTurn;
+      if (v[C] > 0) blendHandsHeading(v, body);
       if (!this._started) for (let k = 0; k < 3; k++) v[HEADING + k] = v[HEAD_HEADING + k];
       const t = this.settings.turnSmoothing;
       v[A] = !(t > 0) ? 1 : 1 - Math.exp(-dt / t);

@@ -47,6 +47,12 @@ const ARC_RETRY_GAIN = 0.5;
 const ARC_CRAWL_AFTER = 3;
 /** Damped steps in one round taken where the passes stall (each counts as an iteration). */
 const DAMPED_ROUND_STEPS = 30;
+/**
+ * A round's steps when the caller's last solve ended short (SolveSettings.fellShort). Its gain is judged as
+ * a whole round's (a round's first steps gain the most): one that would not reach the tolerance even so is
+ * creeping along the limits. Rounds that gain enough go on, short, between the passes.
+ */
+const SHORT_ROUND_STEPS = 2;
 
 /**
  * The iteration loop of one component, with the plain or the oriented passes. Returns the iterations used.
@@ -130,6 +136,8 @@ export function iterateComponent(
   // that one: the input is last frame's answer, whose configuration the best pose carries on, and a start
   // elsewhere is either no better or a jump between frames.
   let futile = false;
+  // The caller's last solve ended short of these targets: short rounds, and the first futile one ends it.
+  const short = tracking && plan.scratch.fellShort[0] === 1;
   let turned = false;
   // Where continuum passes crawl, damped steps on the arcs (continuumSteps.ts); a stretching bone's length
   // is the passes' to set, so not where one is.
@@ -176,13 +184,13 @@ export function iterateComponent(
       ((hinged && withinLength && (!smallStep || damped)) || anyOnLimit(plan, c));
     const going = withinLength && !smallStep ? progress * remaining > sum - tolerance : progress > stall;
     // Where several chains pull one body, passes that crawl hand over to damped steps at once (after the
-    // first passes, which make the large moves toward new targets).
+    // first passes, which make the large moves toward new targets); after a solve that fell short, after the
+    // first pass: from last frame's best pose, the passes only trade one effector's error for another's.
     const handOver =
       !futile &&
-      iteration > HAND_OVER_AFTER &&
+      ((short && iteration === 1) || (iteration > HAND_OVER_AFTER && progress < SLUGGISH_FRACTION * sum)) &&
       dampable &&
       withinLength &&
-      progress < SLUGGISH_FRACTION * sum &&
       best < bestAtDamped - stall;
     // Continuum passes that crawl (or lose ground) within length hand over to a round of damped steps on the
     // arcs (continuumSteps.ts), from where they stand; the passes go on from where the round ends. Each start
@@ -227,7 +235,7 @@ export function iterateComponent(
         positions,
         orientations,
         targets,
-        Math.min(DAMPED_ROUND_STEPS, remaining),
+        Math.min(short ? SHORT_ROUND_STEPS : DAMPED_ROUND_STEPS, remaining),
         false,
       );
       measureResiduals(plan, firstEffector, lastEffector, positions, targets);
@@ -241,8 +249,12 @@ export function iterateComponent(
       }
       // At this round's gain, the rounds the budget has left would not reach the tolerance: the limits, not
       // the lengths, hold the targets off, and further rounds only creep along them.
-      if ((from - best) * ((maxIterations - iteration) / DAMPED_ROUND_STEPS) < best - tolerance)
+      if ((from - best) * ((maxIterations - iteration) / DAMPED_ROUND_STEPS) < best - tolerance) {
         futile = true;
+        // After a solve that ended short, one that shows it again ends here: the carrier turn, escapes and
+        // restarts after a futile round only confirm the best pose, which then carries on to the next frame.
+        if (short) break;
+      }
       previous = residualSum[0];
       continue;
     }
@@ -285,7 +297,9 @@ export function iterateComponent(
     // Stalled under limits or branches: a lock, a local minimum, or the best reachable pose. Escape from the
     // best pose and go on; when escapes stop paying, restart elsewhere while the budget lasts. A component
     // turning one joint has no other configuration: its passes already aim it as close as its limits allow.
-    if (singleJoint || !((withinLength && (!smallStep || damped)) || anyOnLimit(plan, c))) break;
+    // Out of the chains' length after a solve that ended short: the stalled passes' best pose is the answer.
+    if (singleJoint || (short && !withinLength)) break;
+    if (!((withinLength && (!smallStep || damped)) || anyOnLimit(plan, c))) break;
     // A robot arm's escape (damped steps) is deterministic: a second one from the same pose finds the same
     // minimum, so an escape that found nothing better is followed by a restart at once, and progress is
     // judged within the current start (a restart's own minimum is worse than the best pose of an earlier one).

@@ -44,6 +44,7 @@ export function solvePlan(
   const poles = settings.poles ?? NO_POLES;
   const tracking = settings.tracking === true;
   plan.scratch.holdConfiguration[0] = tracking && settings.holdConfiguration !== false ? 1 : 0;
+  plan.scratch.fellShort[0] = tracking && settings.fellShort === true ? 1 : 0;
 
   const oriented = plan.scratch.componentOriented;
   for (let c = 0; c < plan.componentCount; c++) oriented[c] = needsOrientedPasses(plan, c) ? 1 : 0;

@@ -18,6 +18,15 @@ export interface SolveSettings {
    * leaves the solver's answer as it is, for callers that steer the configuration themselves. Default true.
    */
   holdConfiguration?: boolean;
+  /**
+   * With `tracking`: the caller's last solve of these targets ended short of them (a target beyond what the
+   * limits let the body reach, as a body lying down is for a spine that stands). A branched body then judges
+   * its first short round of damped steps: when at that gain the budget would not reach the tolerance, the
+   * solve ends on its best pose, carried on from last frame's, instead of creeping along the limits for the
+   * whole budget; out of the chains' length it ends where the passes stall. Targets that came back within
+   * reach still converge (the round's gain says so). Default false.
+   */
+  fellShort?: boolean;
 }
 
 export const DEFAULT_TOLERANCE = 1e-3;

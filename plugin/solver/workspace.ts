@@ -45,6 +45,8 @@ export interface SolveWorkspace {
   readonly tolerance: Float64Array;
   /** 1 while a tracked solve pulls answers far from its input back toward it (settings.holdConfiguration). */
   readonly holdConfiguration: Uint8Array;
+  /** 1 while a tracked solve follows one that ended short of its targets (settings.fellShort). */
+  readonly fellShort: Uint8Array;
   /** The largest and the summed residual of the effectors measured last (see residuals.ts). */
   readonly maxResidual: Float64Array;
   readonly residualSum: Float64Array;
@@ -87,6 +89,7 @@ const ARRAYS = {
   carriedWeight: [Float64Array, 1, 0],
   tolerance: [Float64Array, 0, 1],
   holdConfiguration: [Uint8Array, 0, 1],
+  fellShort: [Uint8Array, 0, 1],
   maxResidual: [Float64Array, 0, 1],
   residualSum: [Float64Array, 0, 1],
   escapeAttempt: [Float64Array, 0, 1],
@@ -129,6 +132,7 @@ export function createSolveWorkspace(jointCount: number): SolveWorkspace {
     carriedWeight: new Float64Array(length("carriedWeight")),
     tolerance: new Float64Array(length("tolerance")),
     holdConfiguration: new Uint8Array(length("holdConfiguration")),
+    fellShort: new Uint8Array(length("fellShort")),
     maxResidual: new Float64Array(length("maxResidual")),
     residualSum: new Float64Array(length("residualSum")),
     escapeAttempt: new Float64Array(length("escapeAttempt")),

@@ -56,6 +56,11 @@ const RUN_IN = 60;
 const COLLARBONES = process.env.TRACKED_COLLARBONES !== "0";
 /** TRACKED_HANDS_TURN=x runs TrackedBody with `handsTurn: x` (default 1, the option's default). */
 const HANDS_TURN = Number(process.env.TRACKED_HANDS_TURN ?? 1);
+/**
+ * TRACKED_SETTLE=0 runs with the behavior's `settleOutOfReach` off (TrackedBody turns it on): each solve after
+ * one that fell short takes the solver's whole search.
+ */
+const SETTLE = process.env.TRACKED_SETTLE !== "0";
 const MOST_FRAMES = 240;
 /**
  * TRACKED_ALL_CLIPS=1 replays every clip of RobotExpressive, not only the four the table keeps (its others
@@ -122,6 +127,7 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
       n === null ? null : [n.position.clone(), n.rotationQuaternion?.clone() ?? null],
     );
     const body = new TrackedBody(ik, { autoUpdate: false, collarbones: COLLARBONES, handsTurn: HANDS_TURN });
+    if (!SETTLE) ik.settleOutOfReach = false;
     body.head.weight = body.leftHand.weight = body.rightHand.weight = 0;
     const j = { head: roles.head!, hands: [roles.leftHand!, roles.rightHand!] };
     // Record: sample the clip at 60 fps with the animation playing.

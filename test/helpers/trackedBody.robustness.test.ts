@@ -139,6 +139,56 @@ describe("TrackedBody: lost trackers, extreme inputs, calibration", () => {
     }
   });
 
+  it("a lean back out of the spine's reach settles: fewer iterations a solve, the pose about as near", async () => {
+    // Falling back (the robot's Death clip): the head behind and below where a standing spine's limits
+    // reach. The behavior's settleOutOfReach (on while TrackedBody is attached) ends each solve after a
+    // solve that fell short as soon as a short round shows the targets still out of reach.
+    const leanBack = (t: number): Pose3 => {
+      const k = Math.min(1, t);
+      return {
+        head: new Vector3(0, 1.6 - 0.8 * k, 0.01 - 0.7 * k),
+        headRotation: pitch(-1.2 * k),
+        left: new Vector3(-0.3, 1.0 - 0.3 * k, -0.2 * k),
+        right: new Vector3(0.3, 1.0 - 0.3 * k, -0.2 * k),
+      };
+    };
+    const measure = async (settle: boolean) => {
+      rig = await TrackedRig.create();
+      rig.ik.settleOutOfReach = settle;
+      rig.run(30, standing);
+      let iterations = 0,
+        solves = 0,
+        short = 0;
+      const counting = rig.ik.onSolvedObservable.add((e) => {
+        iterations += e.report.iterations;
+        solves++;
+        if (!e.report.converged) short++;
+      });
+      let head = 0;
+      const last = rig.run(120, leanBack, (m, t) => {
+        if (t > 1) head = Math.max(head, m.world[rig.j.head].subtract(leanBack(t).head).length());
+      });
+      counting.remove();
+      const result = { iterations: iterations / solves, short, head, finite: finite(last.world) };
+      rig.dispose();
+      return result;
+    };
+    const off = await measure(false);
+    const on = await measure(true);
+    notes.push(
+      `lean back out of reach: ${on.iterations.toFixed(1)} iterations a solve settling, ` +
+        `${off.iterations.toFixed(1)} without; head up to ${(100 * on.head).toFixed(1)} / ` +
+        `${(100 * off.head).toFixed(1)} cm off`,
+    );
+    // Out of reach both ways (the case is what it says), finite, cheaper, and the head about as near.
+    expect(on.short).toBeGreaterThan(60);
+    expect(off.short).toBeGreaterThan(60);
+    expect(on.finite && off.finite).toBe(true);
+    expect(on.iterations).toBeLessThan(0.8 * off.iterations);
+    expect(on.head).toBeLessThan(off.head + 0.015);
+    rig = await TrackedRig.create();
+  });
+
   it("wrists take the controllers' rotation: the hand points where the controller points, palm in", async () => {
     rig = await TrackedRig.create();
     const turned = yaw(0.4).multiply(pitch(0.3));
@@ -217,12 +267,14 @@ describe("TrackedBody: lost trackers, extreme inputs, calibration", () => {
       const body = new TrackedBody(ik);
       // The body steers its configuration itself while attached; disposed, the behavior's setting is back.
       expect(ik.holdConfiguration).toBe(false);
+      expect(ik.settleOutOfReach).toBe(true);
       expect(() => (body.leftHand.weight = 1.5)).toThrow(/leftHand\.weight/);
       expect(() => body.calibrate(0.1)).toThrow(/height/);
       expect(body.scale).toBe(1);
       body.dispose();
       expect(ik.targets.length).toBe(0);
       expect(ik.holdConfiguration).toBe(true);
+      expect(ik.settleOutOfReach).toBe(false);
     } finally {
       loaded.engine.dispose();
     }
