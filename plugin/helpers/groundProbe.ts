@@ -127,7 +127,7 @@ export class GroundProbe {
    */
   cast(leg: LegState): boolean {
     const n = this._n;
-    if (!pickGround(this._scene, this._ray, this._predicate, n, HIT, n, HIT_NORMAL)) return false;
+    if (pickGround(this._scene, this._ray, this._predicate, n, HIT, n, HIT_NORMAL) === null) return false;
     if (!(n[HIT + 1] - n[REF_Y] <= this._settings.maxStepUp)) return false;
     const s = leg.s;
     copy(s, GOAL_POINT, n, HIT, 3);
@@ -189,8 +189,8 @@ export class GroundProbe {
 
 /**
  * Casts `ray` at the meshes `predicate` accepts; on a hit, the point (world) into `point[po..po+2]` and the
- * face's normal turned up (world +Y; straight up when the face has none) into `normal[no..no+2]`. Shared by
- * FootPlacement and TrackedBody.
+ * face's normal turned up (world +Y; straight up when the face has none) into `normal[no..no+2]`; the mesh
+ * hit, or null. Shared by FootPlacement and TrackedBody.
  */
 export function pickGround(
   scene: Scene,
@@ -200,9 +200,9 @@ export function pickGround(
   po: number,
   normal: Float64Array,
   no: number,
-): boolean {
+): AbstractMesh | null {
   const pick = scene.pickWithRay(ray, predicate);
-  if (pick === null || !pick.hit || pick.pickedPoint === null) return false;
+  if (pick === null || !pick.hit || pick.pickedPoint === null) return null;
   readVector(pick.pickedPoint, point, po);
   // The face's own normal: interpolated vertex normals would round every step edge into a ramp.
   const face = pick.getNormal(true, false);
@@ -212,7 +212,7 @@ export function pickGround(
     normal[no + 1] = 1;
   }
   if (normal[no + 1] < 0) for (let k = 0; k < 3; k++) normal[no + k] = -normal[no + k];
-  return true;
+  return pick.pickedMesh;
 }
 
 /** A small function of its own, so V8 inlines Babylon's getters in it and no component is boxed. */

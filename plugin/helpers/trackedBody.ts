@@ -294,10 +294,8 @@ export class TrackedBody {
         if (!this._started) for (let k = 0; k < 3; k++) v[HEAD_HEADING + k] = body.frame[k];
         else for (let k = 0; k < 3; k++) v[HEAD_HEADING + k] = v[HEADING + k];
       }
-      if (this.settings.handsTurn > 0) {
-        v[C] = this.settings.handsTurn;
-        blendHandsHeading(v, body);
-      }
+      v[C] = this.settings.handsTurn;
+      if (v[C] > 0) blendHandsHeading(v, body);
       if (!this._started) for (let k = 0; k < 3; k++) v[HEADING + k] = v[HEAD_HEADING + k];
       const t = this.settings.turnSmoothing;
       v[A] = !(t > 0) ? 1 : 1 - Math.exp(-dt / t);
@@ -333,6 +331,7 @@ export class TrackedBody {
         writeHips(frame, v, this.body, this._rig.parents);
         this._knees.carry(frame, v);
       }
+      this._steps.swing(v, FOOT_TARGET);
       for (let i = 0; i < 2; i++) this._write(3 + i, FOOT_TARGET + 7 * i);
       if (v[VALID] === 1) {
         headTarget(v, body);

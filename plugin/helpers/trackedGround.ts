@@ -35,6 +35,8 @@ export class TrackedGround {
   private _toModel: Float64Array | null = null;
   /** Rays cast since the start (a count for tests and tools). */
   casts = 0;
+  /** The mesh the last cast that picked hit (null on a miss). */
+  lastMesh: AbstractMesh | null = null;
   /** A dry run's stand-in for a hit, alternating so both outcomes' code runs every frame (see `cast`). */
   private _dryHit = false;
 
@@ -90,6 +92,7 @@ export class TrackedGround {
       toModel = this._toModel;
     const d = s[at] * w[GROUND_UP] + s[at + 1] * w[GROUND_UP + 1] + s[at + 2] * w[GROUND_UP + 2];
     let hit = false;
+    if (pick) this.lastMesh = null;
     if (toWorld !== null && toModel !== null && above + below > 0) {
       for (let k = 0; k < 3; k++) {
         w[HIT + k] = s[at + k] + (level + above - d) * w[GROUND_UP + k];
@@ -107,7 +110,8 @@ export class TrackedGround {
           // Stored only when it changes: the ray's field holds a boxed number, a new one at each store.
           if (Math.abs(this._ray.length - w[LENGTH]) > 1e-6 * w[LENGTH]) this._ray.length = w[LENGTH];
           this.casts++;
-          hit = pickGround(this._scene, this._ray, this._predicate, w, HIT, w, NORMAL);
+          this.lastMesh = pickGround(this._scene, this._ray, this._predicate, w, HIT, w, NORMAL);
+          hit = this.lastMesh !== null;
         } else {
           hit = this._dryHit = !this._dryHit;
         }
@@ -120,6 +124,7 @@ export class TrackedGround {
       if (!unit3(s, out + 3) || !(up > 0)) for (let k = 0; k < 3; k++) s[out + 3 + k] = w[GROUND_UP + k];
       limitTilt(s, out + 3, w, settings.maxTilt);
       hit = Number.isFinite(s[out]) && Number.isFinite(s[out + 1]) && Number.isFinite(s[out + 2]);
+      if (!hit && pick) this.lastMesh = null;
     }
     if (!hit) {
       for (let k = 0; k < 3; k++) {

@@ -1,5 +1,6 @@
 import type { FabrikFrame } from "../babylon/index.js";
 import {
+  HUMANOID_RANGES,
   quatAxisAngle,
   quatConjugateMultiply,
   quatMultiply,
@@ -266,6 +267,41 @@ export function lowerForLegs(
     if (!unit3(v, A)) continue;
     const shift = (across - allowed) * v[HIPS_FREE];
     for (let k = 0; k < 3; k++) v[HIPS_POS + k] += shift * v[A + k];
+  }
+  holdAcross(v, body, feet, airborne);
+}
+
+/** How far (radians) a leg swings across the body's midline at the hip: the humanoid preset's adduction. */
+const MOST_ACROSS = (HUMANOID_RANGES.upperLeg.in * Math.PI) / 180;
+
+/**
+ * A planted foot further across the body's midline than its hip swings (the hips turned or carried over to
+ * the other side of a foot the body spins on) holds the hips toward that foot's side, by `v[HIPS_FREE]`: at
+ * its limit the leg could not keep the foot where it stands, and the solver would drag it along the ground.
+ */
+function holdAcross(
+  v: Float64Array,
+  body: TrackedBodyRig,
+  feet: number,
+  airborne: (i: number) => boolean,
+): void {
+  const most = Math.tan(MOST_ACROSS);
+  for (let i = 0; i < 2; i++) {
+    if (airborne(i)) continue;
+    legSpan(v, body, i, feet + 7 * i);
+    const h = span[HEIGHT];
+    if (!(h > 0)) continue;
+    // The foot's offset outward (its own side) from the hip joint, along the heading's left.
+    const hp = body.hipFromHips,
+      out = body.sides[i].out;
+    let outward = 0;
+    for (let k = 0; k < 3; k++) {
+      const hip = v[HIPS_POS + k] + hp[3 * i] * v[HEADING + k] + hp[3 * i + 2] * v[LEFT + k];
+      outward += (v[feet + 7 * i + k] - hip) * v[LEFT + k] * out;
+    }
+    // Branch-free (a shift of 0 within the limit): a path run only in a spin would stay in the interpreter.
+    const shift = Math.max(0, -outward - h * most) * out * v[HIPS_FREE];
+    for (let k = 0; k < 3; k++) v[HIPS_POS + k] -= shift * v[LEFT + k];
   }
 }
 

@@ -3,6 +3,8 @@ import type { TrackedBodyRig } from "./trackedBodyRig.js";
 import type { TrackedBodySettings } from "./trackedBodyOptions.js";
 import { removeAlong, unit3 } from "./trackedMath.js";
 import type { TrackedGround } from "./trackedGround.js";
+import { TrackedSupport } from "./trackedSupport.js";
+import { legStretch, pivotFoot, swingWithinReach } from "./trackedSwing.js";
 import { DT, GROUND_LEVEL, HEAD, HEADING, HIPS_POS, LEFT } from "./trackedSlots.js";
 
 /* Slots of one foot's state (FOOT_SIZE numbers per foot). */
@@ -25,7 +27,8 @@ const TO_LEVEL = 36;
 const NORMAL = 37; // the ground's normal the sole is turned to
 const FROM_NORMAL = 40;
 const SHIFT = 43; // how far the landing was moved off an edge
-const FOOT_SIZE = 46;
+const BARE = 46; // 1 when the mesh the planted foot stood on is gone
+const FOOT_SIZE = 47;
 /* Slots shared by both feet, after them. */
 /** A third foot's slots for the dry casts (see `_cast`): written, never read. */
 const DRY = 2 * FOOT_SIZE;
@@ -41,7 +44,9 @@ const TOE = RESULT + 1;
 const TOE_GROUND = TOE + 3;
 /** A cast's range: the ground's height it starts from, how far above and below it the ray reaches. */
 const RANGE = TOE_GROUND + 6;
-const STATE_SIZE = RANGE + 3;
+/** How far a planted foot's ground mesh carried it this frame. */
+const CARRY = RANGE + 3;
+const STATE_SIZE = CARRY + 3;
 
 /** The hips' ground speed is smoothed over this many seconds before it times and aims the steps. */
 const SPEED_SMOOTHING = 0.1;
@@ -74,6 +79,7 @@ const EDGE = 0.01;
  */
 export class TrackedSteps {
   private readonly _s = new Float64Array(STATE_SIZE);
+  private readonly _support = new TrackedSupport();
   private _started = false;
   /** Steps taken since the start (a count for tests and tools). */
   steps = 0;
@@ -88,6 +94,18 @@ export class TrackedSteps {
   /** Whether foot `i` (0 left, 1 right) is in the air. */
   stepping(i: number): boolean {
     return this._s[i * FOOT_SIZE + STEPPING] === 1;
+  }
+
+  /**
+   * Brings each foot in the air toward its leg's reach from the hips as placed (see swingWithinReach); a
+   * planted foot is run through it too, at no weight: code run only while stepping would stay in V8's
+   * interpreter, which boxes its doubles (see `_dryCast`).
+   */
+  swing(v: Float64Array, feet: number): void {
+    for (let i = 0; i < 2; i++) {
+      const b = i * FOOT_SIZE;
+      swingWithinReach(v, this._body, feet, i, this._s[b + STEPPING] * this._s[b + PHASE]);
+    }
   }
 
   /** Forgets where the feet stand: the next update plants them under the hips. */
@@ -163,14 +181,18 @@ export class TrackedSteps {
       }
     }
     if (!this._started || far || !(Math.abs(s[VELOCITY]) + Math.abs(s[VELOCITY + 1]) < 1e300)) {
-      this._plantAll(v, settings);
+      this._plantAll(v, settings, frame);
       return;
     }
     s[SPEED] = Math.sqrt(
       s[VELOCITY] * s[VELOCITY] + s[VELOCITY + 1] * s[VELOCITY + 1] + s[VELOCITY + 2] * s[VELOCITY + 2],
     );
     s[RESULT] = dt;
-    for (let i = 0; i < 2; i++) if (s[i * FOOT_SIZE + STEPPING] === 1) this._advance(i, v, settings);
+    for (let i = 0; i < 2; i++) {
+      if (s[i * FOOT_SIZE + STEPPING] === 1) this._advance(i, v, settings, frame);
+      else this._carry(i, frame);
+    }
+    for (let i = 0; i < 2; i++) pivotFoot(s, i * FOOT_SIZE + DIR, UP, v);
     if (s[STEPPING] === 1 || s[FOOT_SIZE + STEPPING] === 1) return;
     // Both planted: the foot furthest from its place (or turned furthest from the heading) steps, if either must.
     let best = -1,
@@ -182,8 +204,9 @@ export class TrackedSteps {
       const along =
         s[b + DIR] * v[HEADING] + s[b + DIR + 1] * v[HEADING + 1] + s[b + DIR + 2] * v[HEADING + 2];
       const turn = Math.acos(Math.min(1, Math.max(-1, along)));
-      this._stretch(i, v);
-      const score = Math.max(off, turn / settings.stepTurn, s[RESULT] / STEP_STRETCH);
+      legStretch(s, b + POS, TMP, UP, RESULT, v, this._body, i);
+      // A foot whose ground mesh is gone steps (down to what is below).
+      const score = Math.max(off, turn / settings.stepTurn, s[RESULT] / STEP_STRETCH, 2 * s[b + BARE]);
       if (score > worst) {
         worst = score;
         best = i;
@@ -196,43 +219,12 @@ export class TrackedSteps {
     if (best >= 0) {
       this._cast(best * FOOT_SIZE, best, settings, true);
       s[best * FOOT_SIZE + STEPPING] = 1;
+      s[best * FOOT_SIZE + BARE] = 0;
       this.steps++;
     }
   }
 
-  /**
-   * `s[RESULT]`: how far beyond its standing span (a fraction of it) leg i would stretch from its planted foot
-   * to a hip joint standing as at rest under the head (the hips on the ground in `s[TMP]`); negative within it,
-   * and -1 while the head is not above its standing height over the feet's ground (in a slot: a double returned
-   * from a call V8 does not inline is boxed).
-   */
-  private _stretch(i: number, v: Float64Array): void {
-    const s = this._s,
-      body = this._body,
-      h = body.hipFromHips,
-      b = i * FOOT_SIZE;
-    const head = v[HEAD] * s[UP] + v[HEAD + 1] * s[UP + 1] + v[HEAD + 2] * s[UP + 2];
-    const hipUp = head - body.standHead + body.standHips + h[3 * i + 1];
-    // Only a head higher than standing over the feet's ground asks it (up a slope or a step): a head lower
-    // than that lowers the hips instead (a crouch, a bow, a fall), and the other triggers step for it.
-    if (!(hipUp > body.standHips + h[3 * i + 1] + v[GROUND_LEVEL])) {
-      s[RESULT] = -1;
-      return;
-    }
-    let d2 = 0;
-    for (let k = 0; k < 3; k++) {
-      const d =
-        s[TMP + k] +
-        h[3 * i] * v[HEADING + k] +
-        h[3 * i + 2] * v[LEFT + k] +
-        hipUp * s[UP + k] -
-        s[b + POS + k];
-      d2 += d * d;
-    }
-    s[RESULT] = Math.sqrt(d2) / (body.standHips + h[3 * i + 1] - body.footHeight[i]) - 1;
-  }
-
-  private _plantAll(v: Float64Array, settings: TrackedBodySettings): void {
+  private _plantAll(v: Float64Array, settings: TrackedBodySettings, frame: FabrikFrame): void {
     const s = this._s;
     const leg = this._body.legLength;
     // From the head down (at the start, after a teleport: the ground may be anywhere under it): the ground a
@@ -248,16 +240,32 @@ export class TrackedSteps {
         s[b + DIR + k] = v[HEADING + k];
       }
       this._ground.cast(s, b + POS, RANGE, settings, b + GROUND, true);
+      this._support.aim(i, this._ground.lastMesh);
       for (let k = 0; k < 3; k++) {
         s[b + CAST_AT + k] = s[b + POS + k];
         s[b + NORMAL + k] = s[b + GROUND + 3 + k];
       }
       this._ground.land(s, b + POS, b + GROUND, i, b + LEVEL);
+      this._support.plant(i, s, b + POS, frame);
+      s[b + BARE] = 0;
       s[b + TO_LEVEL] = s[b + LEVEL];
       s[b + STEPPING] = 0;
     }
     for (let k = 0; k < 3; k++) s[VELOCITY + k] = 0;
     this._started = true;
+  }
+
+  /** Planted foot `i` carried by the mesh it stands on (a moving platform); marked bare when the mesh is gone. */
+  private _carry(i: number, frame: FabrikFrame): void {
+    const s = this._s,
+      b = i * FOOT_SIZE;
+    if (!this._support.follow(i, s, b + POS, CARRY, frame)) s[b + BARE] = 1;
+    for (let k = 0; k < 3; k++) {
+      s[b + POS + k] += s[CARRY + k];
+      s[b + GROUND + k] += s[CARRY + k];
+      s[b + CAST_AT + k] += s[CARRY + k];
+    }
+    s[b + LEVEL] += s[CARRY] * s[UP] + s[CARRY + 1] * s[UP + 1] + s[CARRY + 2] * s[UP + 2];
   }
 
   /** Foot `i`'s next step: from where it stands, its duration, aim and lift. */
@@ -309,6 +317,7 @@ export class TrackedSteps {
     s[RANGE + 1] = settings.maxStepUp * leg;
     s[RANGE + 2] = settings.maxStepDown * leg;
     ground.cast(s, b + TO, RANGE, settings, b + GROUND, pick);
+    const mesh = ground.lastMesh;
     // The toes' ground higher than the ankle's: an edge under the sole (the toes would stand in the step).
     for (let k = 0; k < 3; k++) s[TOE + k] = s[b + TO + k] + body.toeReach * s[b + TO_DIR + k];
     ground.cast(s, TOE, RANGE, settings, TOE_GROUND, pick);
@@ -321,6 +330,7 @@ export class TrackedSteps {
       s[b + TO + k] += edge * body.toeReach * s[b + TO_DIR + k];
     }
     ground.cast(s, b + TO, RANGE, settings, TOE_GROUND, pick && edge === 1);
+    if (pick) this._support.aim(i, edge === 1 ? ground.lastMesh : mesh);
     for (let k = 0; k < 6; k++) s[b + GROUND + k] += edge * (s[TOE_GROUND + k] - s[b + GROUND + k]);
     for (let k = 0; k < 3; k++) s[b + CAST_AT + k] = s[b + TO + k];
     ground.land(s, b + TO, b + GROUND, i, b + TO_LEVEL);
@@ -334,7 +344,7 @@ export class TrackedSteps {
   }
 
   /** Foot `i` moves `s[RESULT]` seconds further along its step. */
-  private _advance(i: number, v: Float64Array, settings: TrackedBodySettings): void {
+  private _advance(i: number, v: Float64Array, settings: TrackedBodySettings, frame: FabrikFrame): void {
     const s = this._s,
       b = i * FOOT_SIZE;
     const dt = s[RESULT];
@@ -364,7 +374,10 @@ export class TrackedSteps {
     removeAlong(s, b + DIR, UP);
     if (!unit3(s, b + DIR)) for (let k = 0; k < 3; k++) s[b + DIR + k] = s[b + TO_DIR + k];
     if (!unit3(s, b + NORMAL)) for (let k = 0; k < 3; k++) s[b + NORMAL + k] = s[b + GROUND + 3 + k];
-    if (t >= 1) s[b + STEPPING] = 0;
+    if (t >= 1) {
+      s[b + STEPPING] = 0;
+      this._support.plant(i, s, b + POS, frame);
+    }
   }
 }
 

@@ -17,6 +17,7 @@ export {
 } from "./jointNames.js";
 export { isAncestor, jointChildren, jointDepths, lowestCommonAncestor } from "./jointTree.js";
 export { humanoidLimitPreset, type HumanoidLimitPresetOptions } from "./humanoidLimits.js";
+export { RANGES as HUMANOID_RANGES } from "./humanoidRanges.js";
 export { findBodyFrame, type BodyFrame } from "./bodyFrame.js";
 export { forwardKinematics, toJointSpace } from "./forwardKinematics.js";
 export { controlFootShin, footShin, type FootShinRig, type LegPose } from "./footShin.js";

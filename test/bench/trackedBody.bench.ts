@@ -4,7 +4,14 @@ import { bench, describe } from "vitest";
 import { FabrikBehavior, PoseReader, TrackedBody } from "../../plugin/index.js";
 import { characterNamed, loadCharacter, OWN_CHARACTERS, type Character } from "../babylon/characters.js";
 import { machineName } from "./harness.js";
-import { angleBetween, bestReplay, meanJerk, trackersOf, turnInModel } from "./trackedClips.js";
+import {
+  angleBetween,
+  bestReplay,
+  invertedKnees,
+  meanJerk,
+  trackersOf,
+  turnInModel,
+} from "./trackedClips.js";
 import { trackedTable, type Row } from "./trackedRows.js";
 
 /*
@@ -16,7 +23,8 @@ import { trackedTable, type Row } from "./trackedRows.js";
  * MPJPE: mean distance between the driven and the clip's joint positions, in cm scaled to a 1.75 m human
  * (× 1.75 m / the character's standing height). Upper body: hips, spine to head, shoulders, arms, hands; whole
  * body: those and the legs and feet. Foot sliding: how far a foot TrackedBody holds planted moves while
- * planted, the mean over plants of the largest drift. Jitter: mean joint jerk, |p(t) − 3p(t−1) + 3p(t−2) −
+ * planted, the mean over plants of each plant's largest drift, and the largest. Knees inverted: legs × frames
+ * with a knee bent backwards about its hinge or against its foot (`invertedKnees`), the clip's own count beside. Jitter: mean joint jerk, |p(t) − 3p(t−1) + 3p(t−2) −
  * p(t−3)|, scaled cm. Rotation error: the mean angle (degrees) between each measured joint's rotation in the
  * driven character and in the clip (model space, the same root in both, so the angle is the world one). µs: the behavior's frame (trackers, hips, steps, solve, write), mean, on the measured
  * replay (wall clock), and warm: the process's CPU time replaying the same frames again, the least of five or
@@ -90,8 +98,9 @@ const CASES: { character: Character; clips?: string[] }[] = [
 interface Recorded {
   /** Per frame: world positions of the measured joints. */
   readonly joints: Vector3[][];
-  /** Per frame: model-space orientations of every joint (4 numbers a joint). */
+  /** Per frame: model-space orientations of every joint (4 numbers a joint), and positions (3 a joint). */
   readonly rotations: Float64Array[];
+  readonly positions: Float64Array[];
   readonly head: { position: Vector3; rotation: Quaternion }[];
   readonly hands: { position: Vector3; rotation: Quaternion }[][];
 }
@@ -127,13 +136,14 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
     const fps = group.targetedAnimations[0]?.animation.framePerSecond ?? 60;
     const length = group.to - group.from;
     const frames = Math.min(MOST_FRAMES, Math.max(2, Math.floor((length / fps) * 60)));
-    const rec: Recorded = { joints: [], rotations: [], head: [], hands: [] };
+    const rec: Recorded = { joints: [], rotations: [], positions: [], head: [], hands: [] };
     for (let f = 0; f < frames; f++) {
       group.goToFrame(group.from + (((f / 60) * fps) % Math.max(length, 1e-9)));
       scene.render();
       reader.read();
       rec.joints.push(measured.map((k) => reader.getWorldPositionToRef(k, new Vector3())));
       rec.rotations.push(reader.orientations.slice());
+      rec.positions.push(reader.positions.slice());
       const t = trackersOf(body.body, reader, j);
       rec.head.push(t.head);
       rec.hands.push(t.hands);
@@ -149,6 +159,7 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
     reader.read();
     const rest = measured.map((k) => reader.getWorldPositionToRef(k, new Vector3()));
     const restHead = reader.getWorldPositionToRef(j.head, new Vector3());
+    const restPose = reader.orientations.slice();
     const restRotations = measured.map(
       (k) => new Quaternion(...reader.orientations.subarray(4 * k, 4 * k + 4)),
     );
@@ -183,10 +194,13 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
       finite = true;
     const driven: Vector3[][] = [];
     const feet = [roles.leftFoot!, roles.rightFoot!].map((k) => measured.indexOf(k));
-    const legs = (["left", "right"] as const).map((side) =>
-      [`${side}UpperLeg`, `${side}LowerLeg`, `${side}Foot`].map((r) => measured.indexOf(roles[r] ?? -1)),
-    );
-    let inverted = 0;
+    const m = reader.modelToWorld;
+    // 1 cm (scaled to 1.75 m) in model units.
+    const least = 0.01 / (scale * Math.hypot(m[0], m[1], m[2]));
+    const knees = (positions: Float64Array, orientations: Float64Array) =>
+      invertedKnees(positions, orientations, restPose, body.body.sides, body.body.frame, least);
+    let inverted = 0,
+      clipInverted = 0;
     const landed: (Vector3 | null)[] = [null, null];
     const drifts: number[] = [];
     const drift = [0, 0];
@@ -232,14 +246,8 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
           baseUpper += eb;
         }
       }
-      const heading = new Vector3(Math.sin(yaw), 0, Math.cos(yaw));
-      for (const [hip, knee, ankle] of legs) {
-        if (hip < 0 || knee < 0 || ankle < 0) continue;
-        const axis = now[ankle].subtract(now[hip]).normalize();
-        const off = now[knee].subtract(now[hip]);
-        const perp = off.subtract(axis.scale(Vector3.Dot(off, axis)));
-        if (perp.length() > 0.01 && Vector3.Dot(perp, heading) < 0) inverted++;
-      }
+      inverted += knees(reader.positions, reader.orientations);
+      clipInverted += knees(rec.positions[f], rec.rotations[f]);
       for (let i = 0; i < 2; i++) {
         if (feet[i] < 0) continue;
         if (body.isStepping(i as 0 | 1)) {
@@ -316,6 +324,7 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
         chainsWhole: rot.chainsWhole / n,
       },
       sliding: drifts.length > 0 ? (100 * drifts.reduce((a, b) => a + b, 0)) / drifts.length : 0,
+      mostSliding: 100 * Math.max(0, ...drifts),
       jitter: 100 * meanJerk(driven, scale),
       clipJitter: 100 * meanJerk(rec.joints, scale),
       micros: micros / frames,
@@ -325,6 +334,7 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
       steps,
       finite,
       inverted,
+      clipInverted,
     };
   } finally {
     loaded.engine.dispose();

@@ -113,3 +113,49 @@ export function meanJerk(poses: Vector3[][], scale: number): number {
   }
   return n > 0 ? sum / n : 0;
 }
+
+/** A leg's joints: hip (upper leg), knee (lower leg), ankle (foot). */
+export interface Leg {
+  readonly upperLeg: number;
+  readonly lowerLeg: number;
+  readonly foot: number;
+}
+
+/**
+ * How many of `legs` have their knee inverted in a pose (model-space joint `positions` and unit
+ * `orientations`; `rest` the rest pose's orientations; `frame` the body's rest forward, up and left, 9
+ * numbers). A knee off its hip–ankle line by more than `least` (model units) is inverted when it bends
+ * backwards about its own hinge (the shin turned forward of the thigh about the knee's axis, the body's left
+ * carried by the thigh's turn from rest), or when it points against its foot (the toes' way, carried by the
+ * foot's turn from rest, square to the hip–ankle line): a leg twisted round under a foot that points the other
+ * way. Not against the head's heading: a dancer's head leads a pirouette, or spots, by up to half a turn.
+ */
+export function invertedKnees(
+  positions: ArrayLike<number>,
+  orientations: ArrayLike<number>,
+  rest: ArrayLike<number>,
+  legs: readonly Leg[],
+  frame: ArrayLike<number>,
+  least: number,
+): number {
+  const forward = vec(frame, 0),
+    left = vec(frame, 6);
+  const turn = (j: number) => quat(orientations, 4 * j).multiply(Quaternion.Inverse(quat(rest, 4 * j)));
+  let inverted = 0;
+  for (const leg of legs) {
+    const hip = vec(positions, 3 * leg.upperLeg),
+      knee = vec(positions, 3 * leg.lowerLeg),
+      ankle = vec(positions, 3 * leg.foot);
+    const axis = ankle.subtract(hip).normalize();
+    const off = knee.subtract(hip);
+    const perp = off.subtract(axis.scale(Vector3.Dot(off, axis)));
+    if (!(perp.length() > least)) continue;
+    const thigh = knee.subtract(hip).normalize(),
+      shin = ankle.subtract(knee).normalize();
+    const hinge = left.applyRotationQuaternion(turn(leg.upperLeg));
+    const toes = forward.applyRotationQuaternion(turn(leg.foot));
+    const toesAcross = toes.subtract(axis.scale(Vector3.Dot(toes, axis)));
+    if (Vector3.Dot(Vector3.Cross(thigh, shin), hinge) < 0 || Vector3.Dot(perp, toesAcross) < 0) inverted++;
+  }
+  return inverted;
+}

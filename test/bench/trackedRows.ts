@@ -20,7 +20,9 @@ export interface Row {
     chainsUpper: number;
     chainsWhole: number;
   };
+  /** cm a planted foot moves while planted: the mean over plants of each plant's largest drift, and the largest. */
   readonly sliding: number;
+  readonly mostSliding: number;
   readonly jitter: number;
   readonly clipJitter: number;
   readonly micros: number;
@@ -32,8 +34,9 @@ export interface Row {
   readonly iterations: number;
   readonly steps: number;
   readonly finite: boolean;
-  /** Frames with a knee bent more than 1 cm off its hip–ankle line toward the back (against the heading). */
+  /** Legs × frames with a knee inverted (see `invertedKnees` in trackedClips.ts), and the clip's own count. */
   readonly inverted: number;
+  readonly clipInverted: number;
 }
 
 const f1 = (x: number) => x.toFixed(1);
@@ -56,14 +59,14 @@ export function trackedTable(rows: readonly Row[]): string {
       "(a) rotation whole",
       "(b) rotation upper",
       "(b) rotation whole",
-      "foot sliding / plant",
+      "foot sliding / plant (largest)",
       "jitter (clip's)",
       "steps",
       "iterations / solve",
       "µs / frame",
       "µs / frame (warm)",
       "(b) µs / frame (warm)",
-      "knees inverted",
+      "knees inverted (clip's)",
       "finite",
     ],
     rows.map((r) => [
@@ -81,14 +84,14 @@ export function trackedTable(rows: readonly Row[]): string {
       f1(r.rotation.baseWhole),
       f1(r.rotation.chainsUpper),
       f1(r.rotation.chainsWhole),
-      f1(r.sliding),
+      `${f1(r.sliding)} (${f1(r.mostSliding)})`,
       `${r.jitter.toFixed(2)} (${r.clipJitter.toFixed(2)})`,
       r.steps,
       f1(r.iterations),
       r.micros.toFixed(0),
       r.warmMicros.toFixed(0),
       r.chainsMicros.toFixed(0),
-      r.inverted,
+      `${r.inverted} (${r.clipInverted})`,
       r.finite ? "yes" : "NO",
     ]),
   );
