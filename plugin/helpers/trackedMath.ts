@@ -110,11 +110,48 @@ export function slerp4(
 }
 
 /**
- * In place: the unit v[o..o+2], square to the unit `up[u..u+2]`, turned about that up by the fraction v[f] of
- * the angle to the unit v[b..b+2] (also square to it), the short way round (the fraction is read from v: a
- * double handed to a call V8 does not inline is boxed, an allocation a frame). Two headings half a turn apart turn about up
- * too (a slerp between them would pick any axis, and carry the heading through up on the way).
+ * In place: the unit a[o..o+2], square to the unit `up[u..u+2]`, turned about that up toward the unit
+ * b[bo..bo+2] (also square to it), the short way round, by the fraction w[f] of the part of the angle between
+ * them beyond `most` (0: the whole angle). The fraction is read from an array: a double handed to a call V8
+ * does not inline is boxed, an allocation a frame. Two headings half a turn apart turn about up too (a slerp
+ * between them would pick any axis, and carry the heading through up on the way).
  */
+export function turnAboutUp(
+  a: Float64Array,
+  o: number,
+  b: Float64Array,
+  bo: number,
+  up: Float64Array,
+  u: number,
+  w: Float64Array,
+  f: number,
+  most: number,
+): void {
+  const ux = up[u],
+    uy = up[u + 1],
+    uz = up[u + 2];
+  const ax = a[o],
+    ay = a[o + 1],
+    az = a[o + 2];
+  // up × a: a turned a quarter about up.
+  const px = uy * az - uz * ay,
+    py = uz * ax - ux * az,
+    pz = ux * ay - uy * ax;
+  const angle = Math.atan2(
+    px * b[bo] + py * b[bo + 1] + pz * b[bo + 2],
+    ax * b[bo] + ay * b[bo + 1] + az * b[bo + 2],
+  );
+  // Branch-free (a turn by 0 within `most`): a path taken only now and then would stay in the interpreter.
+  const over = Math.max(0, Math.abs(angle) - most);
+  const turn = w[f] * (angle > 0 ? over : -over);
+  const c = Math.cos(turn),
+    s = Math.sin(turn);
+  a[o] = ax * c + px * s;
+  a[o + 1] = ay * c + py * s;
+  a[o + 2] = az * c + pz * s;
+}
+
+/** {@link turnAboutUp} within one array, by the fraction v[f] of the whole angle from v[o..] to v[b..]. */
 export function turnAbout(
   v: Float64Array,
   o: number,
@@ -123,23 +160,5 @@ export function turnAbout(
   u: number,
   f: number,
 ): void {
-  const ux = up[u],
-    uy = up[u + 1],
-    uz = up[u + 2];
-  const ax = v[o],
-    ay = v[o + 1],
-    az = v[o + 2];
-  // up × a: a turned a quarter about up.
-  const px = uy * az - uz * ay,
-    py = uz * ax - ux * az,
-    pz = ux * ay - uy * ax;
-  const angle = Math.atan2(
-    px * v[b] + py * v[b + 1] + pz * v[b + 2],
-    ax * v[b] + ay * v[b + 1] + az * v[b + 2],
-  );
-  const c = Math.cos(v[f] * angle),
-    s = Math.sin(v[f] * angle);
-  v[o] = ax * c + px * s;
-  v[o + 1] = ay * c + py * s;
-  v[o + 2] = az * c + pz * s;
+  turnAboutUp(v, o, v, b, up, u, v, f, 0);
 }

@@ -1,5 +1,6 @@
 import { HUMANOID_RANGES } from "../rig/index.js";
 import type { TrackedBodyRig } from "./trackedBodyRig.js";
+import { turnAboutUp } from "./trackedMath.js";
 import { APPLIED, GROUND_LEVEL, HEAD, HEADING, HIPS_POS, LEFT } from "./trackedSlots.js";
 
 /**
@@ -7,6 +8,8 @@ import { APPLIED, GROUND_LEVEL, HEAD, HEADING, HIPS_POS, LEFT } from "./trackedS
  * foot turns about 15° more at the ankle; past that, a planted foot pivots on its ankle instead.
  */
 const MOST_TWIST = 0.9;
+/** The whole of the turn beyond `MOST_TWIST` (read from an array: see turnAboutUp). */
+const WHOLE = new Float64Array([1]);
 /** A foot in the air is kept within this much of its leg's length from its hip joint. */
 const SWING_REACH = 0.995;
 /** ... and no further across the body's midline than this times its hip joint's height above it. */
@@ -70,28 +73,7 @@ export function swingWithinReach(
  * behind a fast spin the same way.
  */
 export function pivotFoot(s: Float64Array, dir: number, up: number, v: Float64Array): void {
-  const ux = s[up],
-    uy = s[up + 1],
-    uz = s[up + 2];
-  const ax = s[dir],
-    ay = s[dir + 1],
-    az = s[dir + 2];
-  // up × dir: the foot's way turned a quarter about up.
-  const px = uy * az - uz * ay,
-    py = uz * ax - ux * az,
-    pz = ux * ay - uy * ax;
-  const angle = Math.atan2(
-    px * v[HEADING] + py * v[HEADING + 1] + pz * v[HEADING + 2],
-    ax * v[HEADING] + ay * v[HEADING + 1] + az * v[HEADING + 2],
-  );
-  // Branch-free (a turn by 0 within the limit): a path run only in a spin would stay in the interpreter.
-  const over = Math.max(0, Math.abs(angle) - MOST_TWIST);
-  const turn = angle > 0 ? over : -over;
-  const c = Math.cos(turn),
-    sn = Math.sin(turn);
-  s[dir] = ax * c + px * sn;
-  s[dir + 1] = ay * c + py * sn;
-  s[dir + 2] = az * c + pz * sn;
+  turnAboutUp(s, dir, v, HEADING, s, up, WHOLE, 0, MOST_TWIST);
 }
 
 /**
