@@ -1,5 +1,5 @@
 import { bendingPathStart } from "./carriedChains.js";
-import { measureHingeAngle } from "./jointLimitProjection.js";
+import { measureHingeAngle } from "./hingeJoint.js";
 import { LIMIT_FIXED, LIMIT_HINGE } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
 import { quatConjugateMultiply, quatRotate } from "./quaternion.js";

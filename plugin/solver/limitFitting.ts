@@ -1,7 +1,8 @@
 import { clampToQuarterEllipse } from "./ellipticalSwingLimit.js";
 import { FabrikError, describeJoint } from "./errors.js";
 import { clampAngle } from "./angleRange.js";
-import { measureHingeAngle, measureSwingTwist } from "./jointLimitProjection.js";
+import { measureHingeAngle } from "./hingeJoint.js";
+import { measureSwingTwist } from "./jointLimitProjection.js";
 import {
   LIMIT_FIXED,
   LIMIT_HINGE,

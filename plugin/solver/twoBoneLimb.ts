@@ -1,4 +1,5 @@
-import { measureHingeAngle, projectRotation } from "./jointLimitProjection.js";
+import { measureHingeAngle } from "./hingeJoint.js";
+import { projectRotation } from "./jointLimitProjection.js";
 import { LIMIT_FIXED, LIMIT_HINGE, LIMIT_ROTATION, LIMIT_STRETCH } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
 import {
