@@ -1,9 +1,13 @@
 import type { FabrikBehavior, SkeletonRig } from "../babylon/index.js";
 import { HUMANOID_RANGES } from "../rig/index.js";
+import { removeAlong, unit3 } from "./trackedMath.js";
 import {
   A,
+  B,
   C,
+  DT,
   FLOOR,
+  FLOOR_OFFSET,
   FOOT_TARGET,
   GROUND_LEVEL,
   HEAD,
@@ -14,6 +18,7 @@ import {
   LEAN_DIR,
   LEFT,
   Q2,
+  Q3,
   SPINE_SPAN,
 } from "./trackedSlots.js";
 
@@ -26,8 +31,8 @@ import {
  * stay planted: no step starts while the body is down.
  */
 
-/** How much of its length a leg spans lying along the ground: nearly straight, with room left to bend. */
-const LIE_SPAN = 0.95;
+/** The time constant (s) of the hips going to (and from) where the floor puts them. */
+const SIT_TIME = 0.1;
 
 /**
  * The most (radians) a body on its feet leans back, hips to head: the hip's extension and the lower spine's
@@ -66,6 +71,7 @@ export interface FloorBody {
   /** Per side: the foot minus the hips at rest (forward, up, left). */
   readonly footFromHips: Float64Array;
   readonly legLength: number;
+  readonly standHips: number;
 }
 
 /** What the floor needs of the avatar, measured once from its rest pose and limits (model units). */
@@ -74,9 +80,16 @@ export interface FloorMeasures {
   readonly crouchSpan: number;
   /** The hips' height above the ground when the pelvis rests on it. */
   readonly sitHips: number;
-  /** The hips' height above the ground in the deepest crouch: hip joints straight above the ankles. */
+  /**
+   * The hips' height above the ground where the floor begins: the deepest crouch (hip joints straight above
+   * the ankles, the knees folded to their limit), or, on a body whose pelvis reaches the ground first, a
+   * tenth of the way from sitting up to standing (`FLOOR_BAND`).
+   */
   readonly crouchHips: number;
 }
+
+/** A body whose pelvis meets the ground before its knees fold fully goes down over this share of its hips' height. */
+const FLOOR_BAND = 0.1;
 
 /**
  * Measures the floor's numbers: the knee's fold from its hinge limit (the humanoid preset's 150° without one),
@@ -107,7 +120,8 @@ export function floorMeasures(ik: FabrikBehavior, rig: SkeletonRig, body: FloorB
     ankle += body.footHeight[i] / 2;
   }
   const sitHips = Math.max(width - hipUp, ankle - hipUp, 0);
-  return { crouchSpan: span, sitHips, crouchHips: Math.max(sitHips, ankle + span - hipUp) };
+  const band = sitHips + FLOOR_BAND * (body.standHips - sitHips);
+  return { crouchSpan: span, sitHips, crouchHips: Math.max(band, ankle + span - hipUp) };
 }
 
 /**
@@ -118,16 +132,17 @@ export function floorMeasures(ik: FabrikBehavior, rig: SkeletonRig, body: FloorB
  */
 export function floorDepth(v: Float64Array, floor: FloorMeasures, up: Float64Array): void {
   const height = v[HIPS_POS] * up[3] + v[HIPS_POS + 1] * up[4] + v[HIPS_POS + 2] * up[5] - v[GROUND_LEVEL];
-  const top = Math.max(floor.crouchHips, floor.sitHips + floor.crouchSpan);
-  const t = (top - height) / (top - floor.sitHips);
+  const t = (floor.crouchHips - height) / (floor.crouchHips - floor.sitHips);
   if (t > v[FLOOR]) v[FLOOR] = t < 1 ? t : 1;
 }
 
 /**
- * Moves the hips `v[HIPS_POS]` back along the heading behind each planted foot `v[feet + 7i]` (a foot in the
- * air, `airborne(i)`, does not count) as far as the leg must span at the depth `v[FLOOR]`: the crouch's span
- * at 0, `LIE_SPAN` of the leg at 1. A knee cannot fold tighter than its limit, so hips lower than the
- * crouch over the feet sit down behind them; and never lower than the pelvis resting on the ground.
+ * Down on the floor (`v[FLOOR]` above 0), the hips `v[HIPS_POS]` sit down: back along the heading behind
+ * each planted foot `v[feet + 7i]` (a foot in the air, `airborne(i)`, does not count) as far as the knee's
+ * fold needs (hips lower than the crouch over the feet sit down behind them), at the height where the spine
+ * spans to the head, never lower than the pelvis resting on the ground (lying back, they go along it away
+ * from the head instead); by a hips tracker's share less. They get there over `SIT_TIME`, never lower than
+ * the knees fold to.
  */
 export function sitBack(
   v: Float64Array,
@@ -141,27 +156,76 @@ export function sitBack(
   const t = v[FLOOR],
     down = t > 0 ? v[HIPS_FREE] : 0;
   const up = body.frame;
+  for (let k = 0; k < 3; k++) v[Q3 + k] = v[HIPS_POS + k];
   // pushBack's numbers in slots (a double passed to a call V8 does not inline is boxed).
-  v[C] = floor.crouchSpan + (LIE_SPAN * body.legLength - floor.crouchSpan) * t;
+  v[C] = floor.crouchSpan;
   v[C + 1] = down;
   pushBack(v, body, feet, airborne);
-  // Sat back, nearer under the head or further from it: at the height where the spine spans
-  // `v[SPINE_SPAN]` to the head (by the depth: on the feet the hips stand as placeHips put them), never
-  // lower than the pelvis resting on the ground; then back again as far as the legs need at that height.
+  // Then where the spine spans `v[SPINE_SPAN]` to the head: at that height under it (a spine cannot curl to
+  // a head much nearer), or, where that is below the pelvis resting on the ground, on the ground and as far
+  // from the head along it as the spine spans (lying back, the hips go toward the feet).
   let rise = 0,
     all = 0;
   for (let k = 0; k < 3; k++) {
     const d = v[HEAD + k] - v[HIPS_POS + k];
     rise += d * up[3 + k];
     all += d * d;
+    v[A + k] = -d;
   }
   const span = v[SPINE_SPAN],
-    across2 = all - rise * rise;
-  let lift = across2 < span * span ? rise - Math.sqrt(span * span - across2) : 0;
+    across = Math.sqrt(Math.max(0, all - rise * rise));
   const height = v[HIPS_POS] * up[3] + v[HIPS_POS + 1] * up[4] + v[HIPS_POS + 2] * up[5] - v[GROUND_LEVEL];
+  let lift = across < span ? rise - Math.sqrt(span * span - across * across) : 0;
   if (height + lift < floor.sitHips) lift = floor.sitHips - height;
-  for (let k = 0; k < 3; k++) v[HIPS_POS + k] += lift * down * up[3 + k];
+  const high = rise - lift;
+  const away = (high < span ? Math.sqrt(span * span - high * high) : 0) - across;
+  // Along the ground from the head to the hips (behind the heading when they are one above the other).
+  for (let k = 0; k < 3; k++) v[B + k] = up[3 + k];
+  removeAlong(v, A, B);
+  if (!unit3(v, A)) for (let k = 0; k < 3; k++) v[A + k] = -v[HEADING + k];
+  const move = away > 0 ? away * down : 0;
+  for (let k = 0; k < 3; k++) v[HIPS_POS + k] += lift * down * up[3 + k] + move * v[A + k];
   pushBack(v, body, feet, airborne);
+  // The hips go there over `SIT_TIME`: near the crouch's fold a little lower asks for much further back (the
+  // hip joint straight over the ankle), a jump in a frame. Meanwhile they stand no lower than the knees fold.
+  const a = v[DT] > 0 ? 1 - Math.exp(-v[DT] / SIT_TIME) : 1;
+  for (let k = 0; k < 3; k++) {
+    v[FLOOR_OFFSET + k] += (v[HIPS_POS + k] - v[Q3 + k] - v[FLOOR_OFFSET + k]) * a;
+    v[HIPS_POS + k] = v[Q3 + k] + v[FLOOR_OFFSET + k];
+  }
+  holdAboveFold(v, body, floor.crouchSpan, feet, airborne);
+}
+
+/** Raises `v[HIPS_POS]` until each planted foot is at least `span` from its hip joint (by `v[HIPS_FREE]`). */
+function holdAboveFold(
+  v: Float64Array,
+  body: FloorBody,
+  span: number,
+  feet: number,
+  airborne: (i: number) => boolean,
+): void {
+  const up = body.frame,
+    hp = body.hipFromHips;
+  let raise = 0;
+  for (let i = 0; i < 2; i++) {
+    if (airborne(i)) continue;
+    let rise = 0,
+      all = 0;
+    for (let k = 0; k < 3; k++) {
+      const d =
+        v[HIPS_POS + k] +
+        hp[3 * i] * v[HEADING + k] +
+        hp[3 * i + 1] * up[3 + k] +
+        hp[3 * i + 2] * v[LEFT + k] -
+        v[feet + 7 * i + k];
+      rise += d * up[3 + k];
+      all += d * d;
+    }
+    const across2 = all - rise * rise;
+    const lift = Math.sqrt(Math.max(0, span * span - across2)) - rise;
+    if (lift > raise) raise = lift;
+  }
+  for (let k = 0; k < 3; k++) v[HIPS_POS + k] += raise * v[HIPS_FREE] * up[3 + k];
 }
 
 /**
@@ -218,16 +282,20 @@ export function floorPitch(v: Float64Array, body: FloorBody, share: number): voi
   const up = body.frame,
     hp = body.hipFromHips,
     leg = body.legLength;
+  // The lean from the hips as placed to the head: its angle from up, toward where the head is.
   let along = 0,
     all = 0;
   for (let k = 0; k < 3; k++) {
-    const d = v[HEAD + k] - v[HIPS_POS + k];
-    along += d * up[3 + k];
-    all += d * d;
+    v[A + k] = v[HEAD + k] - v[HIPS_POS + k];
+    along += v[A + k] * up[3 + k];
+    all += v[A + k] * v[A + k];
   }
-  const lean = Math.min(Math.PI / 2, Math.atan2(Math.sqrt(Math.max(0, all - along * along)), along));
-  const angle = v[Q2 + 3] + (lean - v[Q2 + 3]) * t;
-  for (let k = 0; k < 3; k++) v[A + k] = angle * v[LEAN_DIR + k];
+  const across = Math.sqrt(Math.max(0, all - along * along));
+  const lean = Math.min(Math.PI / 2, Math.atan2(across, along));
+  const toward = across > 1e-9 ? (lean * t) / across : 0;
+  for (let k = 0; k < 3; k++) {
+    v[A + k] = (v[A + k] - along * up[3 + k]) * toward + (1 - t) * v[Q2 + 3] * v[LEAN_DIR + k];
+  }
   // How far back the pelvis must roll for each planted thigh (a leg of two equal halves, the knee up).
   let need = -Infinity;
   for (let i = 0; i < 2; i++) {

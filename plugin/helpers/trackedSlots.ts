@@ -64,4 +64,6 @@ export const SPINE_TWIST = 170;
 export const FLOOR = 171;
 /** The span from hips to head the spine is given this frame (placeHips: a leaning spine curls a little). */
 export const SPINE_SPAN = 172;
-export const SLOTS = 173;
+/** How far the floor has moved the hips from where the body on its feet would put them (kept frame to frame). */
+export const FLOOR_OFFSET = 173;
+export const SLOTS = 176;
