@@ -110,8 +110,10 @@ export function headingTurn(v: Float64Array, body: TrackedBodyRig): void {
  * The hips' place `v[HIPS_POS]` from the head `v[HEAD]` and the feet's midpoint `v[SUPPORT]`: horizontally,
  * over the feet as they stand at rest, moved by `hipsFollow` of the head's own offset from there (the spine
  * leans over the rest); vertically, a spine's length below the head along the lean, never above standing
- * height nor below a deep squat (above the ground under the feet, `v[GROUND_LEVEL]`). `v[LEAN]` and
- * `v[LEAN_DIR]` say how far and which way the spine leans. `headingTurn` ran first.
+ * height nor below the pelvis resting on the ground under the feet (`v[GROUND_LEVEL]`); a spine leaning back
+ * past what a body on its feet leans brings them after the head (`leanBack`), and `v[FLOOR]` says how far
+ * the body is down (trackedFloor.ts). `v[LEAN]` and `v[LEAN_DIR]` say how far and which way the spine leans.
+ * `headingTurn` ran first.
  */
 export function placeHips(v: Float64Array, body: TrackedBodyRig, settings: TrackedBodySettings): void {
   const up = body.frame;
@@ -153,7 +155,7 @@ export function placeHips(v: Float64Array, body: TrackedBodyRig, settings: Track
   v[LEAN] = lean;
   leanBack(v, MOST_LEAN, reach, spine);
   let height = headHeight - (hf[1] / body.spineLength) * spine * Math.cos(v[LEAN]);
-  // Standing height and a deep squat above the ground the feet stand on.
+  // Standing height and the pelvis on the ground the feet stand on.
   const highest = body.standHips + v[GROUND_LEVEL],
     lowest = body.floor.sitHips + v[GROUND_LEVEL];
   height = height > highest ? highest : height < lowest ? lowest : height;
@@ -220,7 +222,8 @@ const MOST_LEG_DROP = 0.2;
 /**
  * Lowers `v[HIPS_POS]` so that each planted foot `v[FOOT_TARGET + 7i]` is within reach of its hip joint
  * (carried from the hips by the heading): a trailing leg in a stride, a foot on a lower spot. A foot in the
- * air (`airborne(i)`) is on its way and does not count.
+ * air (`airborne(i)`) is on its way and does not count. Down on the floor the hips first sit down behind the
+ * feet (`sitBack`).
  */
 export function lowerForLegs(
   v: Float64Array,
