@@ -82,14 +82,18 @@ export interface FloorMeasures {
   readonly sitHips: number;
   /**
    * The hips' height above the ground where the floor begins: the deepest crouch (hip joints straight above
-   * the ankles, the knees folded to their limit), or, on a body whose pelvis reaches the ground first, a
-   * tenth of the way from sitting up to standing (`FLOOR_BAND`).
+   * the ankles, the knees folded to their limit), or `FLOOR_BAND` of the way from sitting up to standing if
+   * that is higher.
    */
   readonly crouchHips: number;
 }
 
-/** A body whose pelvis meets the ground before its knees fold fully goes down over this share of its hips' height. */
-const FLOOR_BAND = 0.1;
+/**
+ * The floor begins at least this share of the way from sitting up to standing: the depth needs a band to
+ * change over (a body whose pelvis meets the ground before its knees fold fully has none, and over a tenth
+ * of its hips' height the robot's depth flickered between 0 and 1 frame to frame, a leg turning over).
+ */
+const FLOOR_BAND = 0.3;
 
 /**
  * Measures the floor's numbers: the knee's fold from its hinge limit (the humanoid preset's 150° without one),

@@ -59,8 +59,7 @@ function pathAt(
 const characters = [
   OWN_CHARACTERS.find((c) => c.folder === "mannequin")!,
   OWN_CHARACTERS.find((c) => c.folder === "figure")!,
-  // Not RobotExpressive yet: lying back on this path its right leg turns over (a joint step of 16 % of its
-  // height in a frame) and it steps on its way down (see tracked-body.md, "Not yet").
+  characterNamed("RobotExpressive"),
   characterNamed("CesiumMan"),
 ];
 
@@ -194,17 +193,21 @@ describe("TrackedBody: down to the floor and back up", () => {
         );
         expect(allFinite).toBe(true);
         // Down on the floor: the hips near it, never under it, nor any leg joint.
-        expect(lyingHips / standHips).toBeLessThan(0.3);
+        // Lying: the pelvis on the ground (the robot's is wide: its hips lie at 40 % of their standing height).
+        expect(lyingHips / standHips).toBeLessThan(0.45);
+        expect(lyingHips).toBeLessThan(1.1 * sit);
         expect(lowestHips).toBeGreaterThan(0);
         expect(lowestLeg).toBeGreaterThan(0);
         expect(inverted).toBe(0);
-        // No joint of the body (hips, spine, head, legs) moves more than 12 % of the height in a frame: the
-        // spine's solve still jumps as the body lies back (up to 9.8 % here, see tracked-body.md).
-        expect(worstStep / H).toBeLessThan(0.12);
-        // Standing again: feet planted where they stood, at their rest height, the hips back up.
+        // No joint of the body (hips, spine, head, legs) moves more than 9 % of the height in a frame: the
+        // spine's solve still jumps, on the way down and lying back, by up to 7.2 % here (as much as the code
+        // before the floor did in the crouch at 1.7 s; see tracked-body.md).
+        expect(worstStep / H).toBeLessThan(0.09);
+        // Standing again: feet planted at their rest height (within 1 % of the height: the robot's, which hang
+        // from its shins' ends, 0.6 %), the hips back up.
         expect(body.isStepping(0) || body.isStepping(1)).toBe(false);
         for (const foot of ["leftFoot", "rightFoot"]) {
-          expect(Math.abs(above(end[j(foot)]) - above(start[j(foot)])) / H).toBeLessThan(0.005);
+          expect(Math.abs(above(end[j(foot)]) - above(start[j(foot)])) / H).toBeLessThan(0.01);
         }
         expect(Math.abs(above(end[j("hips")]) - standHips) / H).toBeLessThan(0.02);
         // And stepping again: the head moving a third of the height aside carries the feet after it.
