@@ -173,10 +173,7 @@ export class CompiledTargets {
     const plan = this.plan;
     const settings = this.settings;
     let sum = n[0] + this.targets.length + (settings.poles?.length ?? 0) + (settings.tolerance ?? 0);
-    const scratch = plan.scratch,
-      report = plan.report;
-    sum += plan.effectorWeights[0] + report.residuals[0] + report.onLimit[0] + scratch.branchWeight[0];
-    sum += scratch.componentOriented[0] + scratch.componentMoved[0];
+    sum += plan.effectorWeights[0] + plan.report.residuals[0] + plan.scratch.branchWeight[0];
     const sources = this._sources;
     for (let e = 0; e < sources.length; e++) {
       if (n[this._flagsAt + e] & VECTOR) sum += (sources[e] as Vector3Like).x;

@@ -24,39 +24,41 @@ interface LocalPoseSource extends RotationSource {
   readonly scalingDeterminant?: number;
 }
 
-/** Where the first loop of readBlock leaves its sum, so that its loads are not optimised away. */
+/** Where the first loop of readBlock leaves its count, so that its loads are not optimised away. */
 const touchSink = new Float64Array(1);
+
+/** A Babylon vector or quaternion as the first loop of readBlock touches it (`_isDirty`: any field would do). */
+interface Touched {
+  readonly _isDirty?: boolean;
+}
 
 /**
  * Every slot's local transform from its holder, and its rotation exactly as found (to be put back bit for
  * bit): the one read of each joint in a frame (with `unreadOnly`, of the slots not read yet).
  *
- * A first, tight loop only touches every node, its `scalingDeterminant` and a number or two of each of its
- * three vectors (a crowd's frame meets them cold), so the memory loads of all the joints are under way at
- * once; the second then reads their values from cache. A Babylon vector keeps each number in a cell of its
- * own (V8 boxes a double held by an object), which its change flag does not share a line with: touching the
- * flags alone left the numbers to be fetched one joint after another. Loaded inside the second loop, amid
- * its stores and arithmetic, far fewer loads were in flight at a time; gathered into an array first, the
- * stores of the references cost more than they saved.
+ * A first, tight loop only touches every node and its three vectors (a crowd's frame meets them cold), so
+ * the memory loads of all the joints are under way at once; the second then reads their values from cache.
+ * Loaded inside the second loop, amid its stores and arithmetic, far fewer loads were in flight at a time;
+ * gathered into an array first, the stores of the references cost more than they saved.
  */
 export function readBlock(block: PoseBlock, unreadOnly: boolean): void {
   const holders = block.holders;
   const flags = block.bytes;
   const isBoneAt = block.isBoneAt;
   const n = holders.length;
-  let sum = 0;
+  let touched = 0;
   for (let k = 0; k < n; k++) {
     // A Bone's getters do work of their own: only nodes are touched ahead.
     if (flags[isBoneAt + k] === 1 || (unreadOnly && (flags[k] & UNREAD) === 0)) continue;
     const node = holders[k] as TransformNode;
-    // Numbers sit in cells of 16 bytes, one after another when the vector was made: the first and the last
-    // bring in the middle one too.
-    const p = node.position,
-      q = node.rotationQuaternion;
-    sum += p.x + p.z + node.scaling.x + node.scalingDeterminant;
-    if (q !== null) sum += q.x + q.w;
+    const q = node.rotationQuaternion as Touched | null;
+    // Each vector's change flag (Babylon's, on the same line as its numbers), not the numbers: the pose is
+    // read once, below.
+    if ((node.position as Touched)._isDirty) touched++;
+    if ((node.scaling as Touched)._isDirty) touched++;
+    if (q !== null && q._isDirty) touched++;
   }
-  touchSink[0] = sum;
+  touchSink[0] = touched;
   const d = block.d;
   for (let k = 0; k < n; k++) {
     if (unreadOnly && (flags[k] & UNREAD) === 0) continue;

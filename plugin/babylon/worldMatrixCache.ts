@@ -52,13 +52,6 @@ export class WorldMatrixCache {
    * (a crowd's frame meets each character's objects cold), and a node given a new parent is flagged dirty.
    */
   private _marks = new Float64Array(8);
-  /**
-   * The node's parent and grandparent as remembered (or null). The check goes on to them from here, not
-   * from the node it has just checked: their loads then need not wait for that node's, so the chain's
-   * misses overlap rather than follow one another (each node's parent is still compared).
-   */
-  private _up1: TrackedNode | null = null;
-  private _up2: TrackedNode | null = null;
 
   /**
    * Writes the world matrix of `node` into `out` (Babylon's `Matrix.m` layout) unless `out` already holds it
@@ -90,10 +83,7 @@ export class WorldMatrixCache {
       if (n == null || !isTrackedAndClean(n)) return false;
       if (n._childUpdateId !== marks[2 * k] || n.scalingDeterminant !== marks[2 * k + 1]) return false;
       if (!isPlain(n as unknown as TransformNode)) return false;
-      const parent = (n._parentNode ?? null) as TrackedNode | null;
-      const remembered = k === 0 ? this._up1 : k === 1 ? this._up2 : parent;
-      if (parent !== remembered) return false;
-      n = remembered;
+      n = n._parentNode as TrackedNode | null;
     }
     // The top node has no parent still (giving it one would have flagged it).
     return n == null;
@@ -121,9 +111,6 @@ export class WorldMatrixCache {
     }
     this._node = node as unknown as TrackedNode;
     this._count = count;
-    const up1 = ((node as unknown as TrackedNode)._parentNode ?? null) as TrackedNode | null;
-    this._up1 = up1;
-    this._up2 = up1 === null ? null : ((up1._parentNode ?? null) as TrackedNode | null);
   }
 
   private _grow(): void {
