@@ -1,6 +1,7 @@
 import type { FabrikBehavior, SkeletonRig } from "../babylon/index.js";
 import { findBodyFrame, quatRotate, type HumanoidRole } from "../rig/index.js";
 import { FabrikError } from "../solver/index.js";
+import { floorMeasures, type FloorMeasures } from "./trackedFloor.js";
 import { frameQuaternion } from "./trackedMath.js";
 
 /** The humanoid roles a tracked body drives; each must be recognised. */
@@ -84,6 +85,8 @@ export class TrackedBodyRig {
   readonly handFramed = new Uint8Array(2);
   /** Every joint the body reads or drives. */
   readonly joints: number[];
+  /** The deepest crouch the knees fold to and the pelvis resting on the ground (see trackedFloor.ts). */
+  readonly floor: FloorMeasures;
 
   constructor(ik: FabrikBehavior, rig: SkeletonRig, who: string) {
     const roles = ik.roles;
@@ -205,5 +208,6 @@ export class TrackedBodyRig {
       for (const j of [s.upperArm, s.lowerArm, s.hand, s.upperLeg, s.lowerLeg, s.foot]) joints.add(j);
     }
     this.joints = [...joints];
+    this.floor = floorMeasures(ik, rig, this);
   }
 }

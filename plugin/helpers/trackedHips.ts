@@ -9,6 +9,7 @@ import {
 } from "../rig/index.js";
 import type { TrackedBodyRig } from "./trackedBodyRig.js";
 import type { TrackedBodySettings } from "./trackedBodyOptions.js";
+import { floorDepth, floorPitch, leanBack, sitBack } from "./trackedFloor.js";
 import { cross3, frameQuaternion, removeAlong, slerp4, turnAbout, unit3 } from "./trackedMath.js";
 import {
   A,
@@ -16,6 +17,7 @@ import {
   B,
   BODY_WEIGHT,
   C,
+  FLOOR,
   FRAME_SCRATCH,
   GROUND_LEVEL,
   HEAD,
@@ -30,13 +32,12 @@ import {
   LEFT,
   Q1,
   Q2,
+  SPINE_SPAN as SPINE_SPAN_SLOT,
   SUPPORT,
   VALID,
   YAW,
 } from "./trackedSlots.js";
 
-/** The hips never come lower than this fraction of their standing height (a deep squat). */
-const LOWEST_HIPS = 0.3;
 /**
  * The fraction of its length an upright spine is given to span: a chain stretched straight to its target is
  * FABRIK's slowest case, and a little slack costs a few millimetres of crouch.
@@ -109,8 +110,10 @@ export function headingTurn(v: Float64Array, body: TrackedBodyRig): void {
  * The hips' place `v[HIPS_POS]` from the head `v[HEAD]` and the feet's midpoint `v[SUPPORT]`: horizontally,
  * over the feet as they stand at rest, moved by `hipsFollow` of the head's own offset from there (the spine
  * leans over the rest); vertically, a spine's length below the head along the lean, never above standing
- * height nor below a deep squat (above the ground under the feet, `v[GROUND_LEVEL]`). `v[LEAN]` and
- * `v[LEAN_DIR]` say how far and which way the spine leans. `headingTurn` ran first.
+ * height nor below the pelvis resting on the ground under the feet (`v[GROUND_LEVEL]`); a spine leaning back
+ * past what a body on its feet leans brings them after the head (`leanBack`), and `v[FLOOR]` says how far
+ * the body is down (trackedFloor.ts). `v[LEAN]` and `v[LEAN_DIR]` say how far and which way the spine leans.
+ * `headingTurn` ran first.
  */
 export function placeHips(v: Float64Array, body: TrackedBodyRig, settings: TrackedBodySettings): void {
   const up = body.frame;
@@ -146,16 +149,19 @@ export function placeHips(v: Float64Array, body: TrackedBodyRig, settings: Track
   );
   // A leaning spine curls: it spans a little less than its length, more so the further it leans.
   const spine = body.spineLength * (SPINE_SPAN - CURL * Math.min(1, reach / body.spineLength));
+  v[SPINE_SPAN_SLOT] = spine;
   const lean = Math.asin(Math.min(reach / spine, Math.sin(MOST_LEAN)));
   if (!unit3(v, LEAN_DIR)) v[LEAN_DIR] = v[LEAN_DIR + 1] = v[LEAN_DIR + 2] = 0;
   v[LEAN] = lean;
-  let height = headHeight - (hf[1] / body.spineLength) * spine * Math.cos(lean);
-  // Standing height and a deep squat above the ground the feet stand on.
+  leanBack(v, MOST_LEAN, reach, spine);
+  let height = headHeight - (hf[1] / body.spineLength) * spine * Math.cos(v[LEAN]);
+  // Standing height and the pelvis on the ground the feet stand on.
   const highest = body.standHips + v[GROUND_LEVEL],
-    lowest = body.standHips * LOWEST_HIPS + v[GROUND_LEVEL];
+    lowest = body.floor.sitHips + v[GROUND_LEVEL];
   height = height > highest ? highest : height < lowest ? lowest : height;
   if (!Number.isFinite(height)) height = highest;
   for (let k = 0; k < 3; k++) v[HIPS_POS + k] += height * up[3 + k];
+  floorDepth(v, body.floor, up);
 }
 
 /**
@@ -173,8 +179,8 @@ export function turnHips(
   const up = body.frame;
   for (let k = 0; k < 3; k++) v[B + k] = up[3 + k];
   cross3(v, C, B, LEAN_DIR);
-  if (unit3(v, C)) {
-    v[Q2 + 3] = v[LEAN] * settings.hipsBend;
+  if (unit3(v, C) || v[FLOOR] > 0) {
+    floorPitch(v, body, settings.hipsBend);
     quatAxisAngle(v, Q2, v, C, v, Q2 + 3);
     quatMultiply(v, HIPS_ROT, v, Q2, v, Q1);
   } else {
@@ -216,7 +222,8 @@ const MOST_LEG_DROP = 0.2;
 /**
  * Lowers `v[HIPS_POS]` so that each planted foot `v[FOOT_TARGET + 7i]` is within reach of its hip joint
  * (carried from the hips by the heading): a trailing leg in a stride, a foot on a lower spot. A foot in the
- * air (`airborne(i)`) is on its way and does not count.
+ * air (`airborne(i)`) is on its way and does not count. Down on the floor the hips first sit down behind the
+ * feet (`sitBack`).
  */
 export function lowerForLegs(
   v: Float64Array,
@@ -224,6 +231,7 @@ export function lowerForLegs(
   feet: number,
   airborne: (i: number) => boolean,
 ): void {
+  sitBack(v, body, body.floor, feet, airborne);
   const up = body.frame,
     reach = LEG_REACH * body.legLength;
   let drop = 0;
@@ -239,7 +247,7 @@ export function lowerForLegs(
   }
   if (drop > MOST_LEG_DROP * body.legLength) drop = MOST_LEG_DROP * body.legLength;
   const height = v[HIPS_POS] * up[3] + v[HIPS_POS + 1] * up[4] + v[HIPS_POS + 2] * up[5];
-  const most = height - body.standHips * LOWEST_HIPS - v[GROUND_LEVEL];
+  const most = height - body.floor.sitHips - v[GROUND_LEVEL];
   if (drop > most) drop = most > 0 ? most : 0;
   for (let k = 0; k < 3; k++) v[HIPS_POS + k] -= drop * up[3 + k];
   // A planted foot still out of reach holds the hips back (by `v[HIPS_FREE]`): it would otherwise be dragged

@@ -60,4 +60,10 @@ export const HANDS_HEADING = 166;
 export const GROUND_LEVEL = 169;
 /** The share of the last solution's twist the spine starts from (see `chestTwistShare`). */
 export const SPINE_TWIST = 170;
-export const SLOTS = 171;
+/** How far the body is down to the floor: 0 standing or crouching, 1 lying (see `floorDepth`). */
+export const FLOOR = 171;
+/** The span from hips to head the spine is given this frame (placeHips: a leaning spine curls a little). */
+export const SPINE_SPAN = 172;
+/** How far the floor has moved the hips from where the body on its feet would put them (kept frame to frame). */
+export const FLOOR_OFFSET = 173;
+export const SLOTS = 176;

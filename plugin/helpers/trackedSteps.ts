@@ -4,8 +4,9 @@ import type { TrackedBodySettings } from "./trackedBodyOptions.js";
 import { removeAlong, unit3 } from "./trackedMath.js";
 import type { TrackedGround } from "./trackedGround.js";
 import { TrackedSupport } from "./trackedSupport.js";
+import { landBeside } from "./trackedFloor.js";
 import { legStretch, pivotFoot, swingWithinReach } from "./trackedSwing.js";
-import { DT, GROUND_LEVEL, HEAD, HEADING, HIPS_POS, LEFT } from "./trackedSlots.js";
+import { DT, FLOOR, GROUND_LEVEL, HEAD, HEADING, HIPS_POS, LEFT } from "./trackedSlots.js";
 
 /* Slots of one foot's state (FOOT_SIZE numbers per foot). */
 const POS = 0; // where the foot is now
@@ -216,7 +217,8 @@ export class TrackedSteps {
     // path run on every frame is compiled, a rare one runs in the interpreter, which boxes its doubles.
     this._prepare(best >= 0 ? best : 0, v, settings);
     this._dryCast(settings);
-    if (best >= 0) {
+    // No step starts while the body is down on the floor (trackedFloor.ts): the feet stay where they stand.
+    if (best >= 0 && !(v[FLOOR] > 0)) {
       this._cast(best * FOOT_SIZE, best, settings, true);
       s[best * FOOT_SIZE + STEPPING] = 1;
       s[best * FOOT_SIZE + BARE] = 0;
@@ -302,6 +304,7 @@ export class TrackedSteps {
       s[b + TO + k] = s[b + WANT + k] + k0 * s[VELOCITY + k] + s[b + SHIFT + k];
       s[b + TO_DIR + k] = v[HEADING + k];
     }
+    landBeside(s, b + TO, (1 - i) * FOOT_SIZE + POS, v, this._body, i);
   }
 
   /**
