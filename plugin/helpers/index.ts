@@ -15,3 +15,4 @@ export type { TrackedBodyOptions, TrackedBodySettings } from "./trackedBodyOptio
 export { TrackedPoint, type TrackedPointName } from "./trackedPoint.js";
 export { TrackedHint, type TrackedHintName } from "./trackedHint.js";
 export type { TrackedBodyRig, TrackedSide } from "./trackedBodyRig.js";
+export type { FloorMeasures } from "./trackedFloor.js";
