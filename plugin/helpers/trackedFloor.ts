@@ -43,10 +43,13 @@ const BACK_LEAN = ((HUMANOID_RANGES.upperLeg.back + HUMANOID_RANGES.spine.extend
 /**
  * A spine leaning back further than a body on its feet can (the head behind and below: a fall) brings the
  * hips after the head instead, toward the floor: they move along the lean `v[LEAN_DIR]` until the spine
- * leans `BACK_LEAN` (`mostLean` straight ahead, in between to the side), into `v[LEAN]`. `reach`: the head's
- * distance along the ground from where it would stand over the hips; `spine`: the span the spine is given.
+ * leans `BACK_LEAN` (`mostLean` straight ahead, in between to the side), into `v[LEAN]`. `v[A]`: the head's
+ * distance along the ground from where it would stand over the hips; `v[SPINE_SPAN]`: the span the spine is
+ * given (slots, not arguments: a double passed to a call V8 does not inline is boxed).
  */
-export function leanBack(v: Float64Array, mostLean: number, reach: number, spine: number): void {
+export function leanBack(v: Float64Array, mostLean: number): void {
+  const reach = v[A],
+    spine = v[SPINE_SPAN];
   const back = -(
     v[LEAN_DIR] * v[HEADING] +
     v[LEAN_DIR + 1] * v[HEADING + 1] +
@@ -197,19 +200,23 @@ export function sitBack(
     v[FLOOR_OFFSET + k] += (v[HIPS_POS + k] - v[Q3 + k] - v[FLOOR_OFFSET + k]) * a;
     v[HIPS_POS + k] = v[Q3 + k] + v[FLOOR_OFFSET + k];
   }
-  holdAboveFold(v, body, floor.crouchSpan, feet, airborne);
+  holdAboveFold(v, body, floor, feet, airborne);
 }
 
-/** Raises `v[HIPS_POS]` until each planted foot is at least `span` from its hip joint (by `v[HIPS_FREE]`). */
+/**
+ * Raises `v[HIPS_POS]` until each planted foot is at least the crouch's span from its hip joint (by
+ * `v[HIPS_FREE]`).
+ */
 function holdAboveFold(
   v: Float64Array,
   body: FloorBody,
-  span: number,
+  floor: FloorMeasures,
   feet: number,
   airborne: (i: number) => boolean,
 ): void {
   const up = body.frame,
-    hp = body.hipFromHips;
+    hp = body.hipFromHips,
+    span = floor.crouchSpan;
   let raise = 0;
   for (let i = 0; i < 2; i++) {
     if (airborne(i)) continue;
@@ -274,15 +281,14 @@ const THIGH_RISE = (HUMANOID_RANGES.upperLeg.forward * Math.PI) / 180 - Math.PI 
 
 /**
  * The hips' tilt, the angle into `v[Q2 + 3]` and the axis into `v[C]` (unit): on the feet, toward the lean
- * `v[LEAN_DIR]` by `share` (`hipsBend`) of the spine's lean `v[LEAN]`, about `v[C]` as it comes (up × the
- * lean, made unit). Down on the floor (by `v[FLOOR]`): toward all of the lean from the hips as placed to the
+ * `v[LEAN_DIR]` by the angle `v[Q2 + 3]` holds (`hipsBend` of the spine's lean), about `v[C]` as it comes (up
+ * × the lean, made unit). Down on the floor (by `v[FLOOR]`): toward all of the lean from the hips as placed to the
  * head (a pelvis sitting or lying turns with the back, which the spine's own bend could not take), and back
  * at least as far as the planted thighs `v[FOOT_TARGET]` rise beyond what the hip flexes (sitting, the knees
  * up, the pelvis rolls back). Scratch: `v[A]`.
  */
-export function floorPitch(v: Float64Array, body: FloorBody, share: number): void {
+export function floorPitch(v: Float64Array, body: FloorBody): void {
   const t = v[FLOOR];
-  v[Q2 + 3] = v[LEAN] * share;
   const up = body.frame,
     hp = body.hipFromHips,
     leg = body.legLength;

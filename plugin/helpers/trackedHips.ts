@@ -153,7 +153,8 @@ export function placeHips(v: Float64Array, body: TrackedBodyRig, settings: Track
   const lean = Math.asin(Math.min(reach / spine, Math.sin(MOST_LEAN)));
   if (!unit3(v, LEAN_DIR)) v[LEAN_DIR] = v[LEAN_DIR + 1] = v[LEAN_DIR + 2] = 0;
   v[LEAN] = lean;
-  leanBack(v, MOST_LEAN, reach, spine);
+  v[A] = reach;
+  leanBack(v, MOST_LEAN);
   let height = headHeight - (hf[1] / body.spineLength) * spine * Math.cos(v[LEAN]);
   // Standing height and the pelvis on the ground the feet stand on.
   const highest = body.standHips + v[GROUND_LEVEL],
@@ -180,7 +181,8 @@ export function turnHips(
   for (let k = 0; k < 3; k++) v[B + k] = up[3 + k];
   cross3(v, C, B, LEAN_DIR);
   if (unit3(v, C) || v[FLOOR] > 0) {
-    floorPitch(v, body, settings.hipsBend);
+    v[Q2 + 3] = v[LEAN] * settings.hipsBend;
+    floorPitch(v, body);
     quatAxisAngle(v, Q2, v, C, v, Q2 + 3);
     quatMultiply(v, HIPS_ROT, v, Q2, v, Q1);
   } else {

@@ -104,8 +104,8 @@ export class TrackedSteps {
    */
   swing(v: Float64Array, feet: number): void {
     for (let i = 0; i < 2; i++) {
-      const b = i * FOOT_SIZE;
-      swingWithinReach(v, this._body, feet, i, this._s[b + STEPPING] * this._s[b + PHASE]);
+      this._s[RESULT] = this._s[i * FOOT_SIZE + STEPPING] * this._s[i * FOOT_SIZE + PHASE];
+      swingWithinReach(v, this._body, feet, i, this._s, RESULT);
     }
   }
 

@@ -35,6 +35,7 @@ export function swingWithinReach(
   body: TrackedBodyRig,
   feet: number,
   i: number,
+  s: Float64Array,
   phase: number,
 ): void {
   const hp = body.hipFromHips,
@@ -59,7 +60,7 @@ export function swingWithinReach(
     across = Math.sqrt(f * f + nl * nl);
   // Shortened to the reach (branch-free: run every frame, see TrackedSteps.swing).
   const k0 = most / Math.max(most, across);
-  const w = Math.sin(Math.PI * phase) * (1 - v[APPLIED + 4 + i]);
+  const w = Math.sin(Math.PI * s[phase]) * (1 - v[APPLIED + 4 + i]);
   const df = w * (f * k0 - f),
     dl = w * (nl * k0 - l);
   for (let k = 0; k < 3; k++) v[o + k] += df * v[HEADING + k] + dl * out * v[LEFT + k];
