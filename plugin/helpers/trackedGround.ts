@@ -122,7 +122,7 @@ export class TrackedGround {
       transformDirection(s, out + 3, toModel!, w, NORMAL);
       const up = s[out + 3] * w[GROUND_UP] + s[out + 4] * w[GROUND_UP + 1] + s[out + 5] * w[GROUND_UP + 2];
       if (!unit3(s, out + 3) || !(up > 0)) for (let k = 0; k < 3; k++) s[out + 3 + k] = w[GROUND_UP + k];
-      limitTilt(s, out + 3, w, settings.maxTilt);
+      limitTilt(s, out + 3, w, settings);
       hit = Number.isFinite(s[out]) && Number.isFinite(s[out + 1]) && Number.isFinite(s[out + 2]);
       if (!hit && pick) this.lastMesh = null;
     }
@@ -174,8 +174,8 @@ export class TrackedGround {
 }
 
 /** In place: the unit normal `s[o..o+2]` turned toward world up `w[GROUND_UP..]` until at most `maxTilt` from it. */
-function limitTilt(s: Float64Array, o: number, w: Float64Array, maxTilt: number): void {
-  const cosMost = Math.cos(Math.min(maxTilt, Math.PI / 2 - 1e-3));
+function limitTilt(s: Float64Array, o: number, w: Float64Array, settings: TrackedBodySettings): void {
+  const cosMost = Math.cos(Math.min(settings.maxTilt, Math.PI / 2 - 1e-3));
   const c = s[o] * w[GROUND_UP] + s[o + 1] * w[GROUND_UP + 1] + s[o + 2] * w[GROUND_UP + 2];
   if (c >= cosMost) return;
   for (let k = 0; k < 3; k++) s[o + k] -= c * w[GROUND_UP + k];

@@ -5,12 +5,30 @@ import { chestTwistShare } from "./trackedChestTwist.js";
 import { slerp4 } from "./trackedMath.js";
 import { SPINE_TWIST } from "./trackedSlots.js";
 
-/** The distance between joints a and b in `p` (three numbers a joint). */
-function span(p: Float64Array, a: number, b: number): number {
-  const x = p[3 * a] - p[3 * b],
-    y = p[3 * a + 1] - p[3 * b + 1],
-    z = p[3 * a + 2] - p[3 * b + 2];
-  return Math.sqrt(x * x + y * y + z * z);
+/**
+ * The share of its length an arm spans, shoulder to hand, in the pose `p` (three numbers a joint), into
+ * `out[o]` (a slot: a double returned from a call V8 does not inline is boxed).
+ */
+function armReach(
+  p: Float64Array,
+  upperArm: number,
+  lowerArm: number,
+  hand: number,
+  out: Float64Array,
+  o: number,
+): void {
+  let reach = 0,
+    upper = 0,
+    lower = 0;
+  for (let k = 0; k < 3; k++) {
+    const r = p[3 * hand + k] - p[3 * upperArm + k],
+      u = p[3 * upperArm + k] - p[3 * lowerArm + k],
+      l = p[3 * lowerArm + k] - p[3 * hand + k];
+    reach += r * r;
+    upper += u * u;
+    lower += l * l;
+  }
+  out[o] = Math.sqrt(reach) / (Math.sqrt(upper) + Math.sqrt(lower));
 }
 
 /**
@@ -131,9 +149,8 @@ export class TrackedWarmStart {
     let most = 0;
     for (let i = 0; i < 2; i++) {
       const s = this._body.sides[i];
-      const reach =
-        span(p, s.hand, s.upperArm) / (span(p, s.upperArm, s.lowerArm) + span(p, s.lowerArm, s.hand));
-      if (reach > most) most = reach;
+      armReach(p, s.upperArm, s.lowerArm, s.hand, this._stretch, 0);
+      if (this._stretch[0] > most) most = this._stretch[0];
     }
     this._stretch[0] = most;
   }
