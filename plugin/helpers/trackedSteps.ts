@@ -297,9 +297,8 @@ export class TrackedSteps {
     const s = this._s,
       b = i * FOOT_SIZE;
     const lead = LEAD * s[b + DURATION] * (1 - s[b + PHASE]);
-    const speed = s[SPEED];
-    const k0 =
-      speed * lead > MOST_LEAD * this._body.legLength ? (MOST_LEAD * this._body.legLength) / speed : lead;
+    // Branch-free (a fast body's first capped lead would leave compiled code); at rest the cap is Infinity.
+    const k0 = Math.min(lead, (MOST_LEAD * this._body.legLength) / s[SPEED]);
     for (let k = 0; k < 3; k++) {
       s[b + TO + k] = s[b + WANT + k] + k0 * s[VELOCITY + k] + s[b + SHIFT + k];
       s[b + TO_DIR + k] = v[HEADING + k];
