@@ -85,6 +85,16 @@ describe("per-frame allocation, steady state", () => {
     expect(trackedBodyHands.helpers, trackedBodyHands.sites.join("\n")).toBeLessThan(16);
   }, 150_000);
 
+  it("TrackedBody going down to the floor and back up allocates nothing of its own: the hips sitting down behind the feet and lying back, the steps stopping and starting", () => {
+    const { trackedBodyFloor } = run("trackedBodyFloor");
+    notes.push(
+      `TrackedBody down to the floor and back up every 9 s (the walk above): ${trackedBodyFloor.helpers.toFixed(2)} B ` +
+        `in the helper, ${trackedBodyFloor.total.toFixed(0)} B in all (the solver's, lying)`,
+    );
+    // As above: below one boxed double a frame.
+    expect(trackedBodyFloor.helpers, trackedBodyFloor.sites.join("\n")).toBeLessThan(16);
+  }, 150_000);
+
   it.skipIf(noteIfMissing(characterNamed("RobotExpressive")))(
     "FootPlacement with feet at their shins' ends (RobotExpressive): update, solve and foot moves allocate nothing",
     () => {
