@@ -24,11 +24,12 @@ const MOST_ACROSS = Math.tan((HUMANOID_RANGES.upperLeg.in * Math.PI) / 180);
 /**
  * Foot `i`'s target `v[feet + 7i]`, while the foot is in the air, brought toward where its leg reaches from
  * its hip joint (the hips as placed, `v[HIPS_POS]`, turned to the heading): no further across the body's
- * midline than the hip swings, and along the ground no further than the leg reaches; by sin(π · `phase`), so
- * the foot still lifts off and lands where its step says, and less a foot tracker's applied weight. A step's
- * path runs straight along the ground from lift-off to landing, and a body spinning faster than the step (a
- * pirouette) carries the hips round while that path cuts under the other leg: the leg was stretched across
- * the body, out of its reach, its knee turned to the side.
+ * midline than the hip swings, and along the ground no further than the leg reaches; by sin(π · the step's
+ * phase `s[phase]`; a slot: a double passed to a call V8 does not inline is boxed), so the foot still lifts
+ * off and lands where its step says, and less a foot tracker's applied weight. A step's path runs straight
+ * along the ground from lift-off to landing, and a body spinning faster than the step (a pirouette) carries
+ * the hips round while that path cuts under the other leg: the leg was stretched across the body, out of its
+ * reach, its knee turned to the side.
  */
 export function swingWithinReach(
   v: Float64Array,
