@@ -156,7 +156,8 @@ export function placeHips(v: Float64Array, body: TrackedBodyRig, settings: Track
   leanBack(v, MOST_LEAN, reach, spine);
   let height = headHeight - (hf[1] / body.spineLength) * spine * Math.cos(v[LEAN]);
   // Standing height and the pelvis on the ground the feet stand on.
-  const highest = body.standHips + v[GROUND_LEVEL],
+  const rise = headHeight - v[GROUND_LEVEL] - body.standHead;
+  const highest = body.standHips + v[GROUND_LEVEL] + (rise > 0 ? rise : 0),
     lowest = body.floor.sitHips + v[GROUND_LEVEL];
   height = height > highest ? highest : height < lowest ? lowest : height;
   if (!Number.isFinite(height)) height = highest;
