@@ -110,7 +110,8 @@ export function headingTurn(v: Float64Array, body: TrackedBodyRig): void {
  * The hips' place `v[HIPS_POS]` from the head `v[HEAD]` and the feet's midpoint `v[SUPPORT]`: horizontally,
  * over the feet as they stand at rest, moved by `hipsFollow` of the head's own offset from there (the spine
  * leans over the rest); vertically, a spine's length below the head along the lean, never above standing
- * height nor below the pelvis resting on the ground under the feet (`v[GROUND_LEVEL]`); a spine leaning back
+ * height but by as much as the head rises above its own (a jump: trackedFlight.ts holds the hips at standing
+ * height when it is not one) nor below the pelvis resting on the ground under the feet (`v[GROUND_LEVEL]`); a spine leaning back
  * past what a body on its feet leans brings them after the head (`leanBack`), and `v[FLOOR]` says how far
  * the body is down (trackedFloor.ts). `v[LEAN]` and `v[LEAN_DIR]` say how far and which way the spine leans.
  * `headingTurn` ran first.
