@@ -12,7 +12,7 @@ export interface TrackedSample {
 type Key = [number, number, number, number, number, number, number, number, number, number, number, number];
 
 // Left is −X for the mannequin (glTF's mirrored root). Stand, walk ahead, turn round, crouch, bow to the
-// floor, reach up, walk back, turn to face the camera again.
+// floor, reach up, walk back, turn to face the camera again, hop (a dip, 30 cm up in a fifth of a second, down).
 const KEYS: Key[] = [
   [0, 0, 1.6, 0, 0, 0, -0.22, 1.05, 0.3, 0.22, 1.05, 0.3],
   [1.5, 0, 1.6, 0, 0, 0, -0.22, 1.05, 0.3, 0.22, 1.05, 0.3],
@@ -27,6 +27,10 @@ const KEYS: Key[] = [
   [12.5, 0, 1.6, 0, Math.PI, 0, 0.22, 1.05, -0.3, -0.22, 1.05, -0.3],
   [13.5, 0, 1.6, 0, 2 * Math.PI, 0, -0.22, 1.05, 0.3, 0.22, 1.05, 0.3],
   [14.5, 0, 1.6, 0, 2 * Math.PI, 0, -0.22, 1.05, 0.3, 0.22, 1.05, 0.3],
+  [15.0, 0, 1.45, 0.05, 2 * Math.PI, 0.1, -0.25, 0.9, 0.25, 0.25, 0.9, 0.25],
+  [15.2, 0, 1.9, 0, 2 * Math.PI, 0, -0.3, 1.5, 0.3, 0.3, 1.5, 0.3],
+  [15.45, 0, 1.55, 0, 2 * Math.PI, 0, -0.22, 1.0, 0.3, 0.22, 1.0, 0.3],
+  [16.5, 0, 1.6, 0, 2 * Math.PI, 0, -0.22, 1.05, 0.3, 0.22, 1.05, 0.3],
 ];
 
 /** The loop's length in seconds. */

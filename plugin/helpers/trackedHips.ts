@@ -110,7 +110,8 @@ export function headingTurn(v: Float64Array, body: TrackedBodyRig): void {
  * The hips' place `v[HIPS_POS]` from the head `v[HEAD]` and the feet's midpoint `v[SUPPORT]`: horizontally,
  * over the feet as they stand at rest, moved by `hipsFollow` of the head's own offset from there (the spine
  * leans over the rest); vertically, a spine's length below the head along the lean, never above standing
- * height nor below the pelvis resting on the ground under the feet (`v[GROUND_LEVEL]`); a spine leaning back
+ * height but by as much as the head rises above its own (a jump: trackedFlight.ts holds the hips at standing
+ * height when it is not one) nor below the pelvis resting on the ground under the feet (`v[GROUND_LEVEL]`); a spine leaning back
  * past what a body on its feet leans brings them after the head (`leanBack`), and `v[FLOOR]` says how far
  * the body is down (trackedFloor.ts). `v[LEAN]` and `v[LEAN_DIR]` say how far and which way the spine leans.
  * `headingTurn` ran first.
@@ -157,7 +158,8 @@ export function placeHips(v: Float64Array, body: TrackedBodyRig, settings: Track
   leanBack(v, MOST_LEAN);
   let height = headHeight - (hf[1] / body.spineLength) * spine * Math.cos(v[LEAN]);
   // Standing height and the pelvis on the ground the feet stand on.
-  const highest = body.standHips + v[GROUND_LEVEL],
+  const rise = headHeight - v[GROUND_LEVEL] - body.standHead;
+  const highest = body.standHips + v[GROUND_LEVEL] + (rise > 0 ? rise : 0),
     lowest = body.floor.sitHips + v[GROUND_LEVEL];
   height = height > highest ? highest : height < lowest ? lowest : height;
   if (!Number.isFinite(height)) height = highest;

@@ -5,49 +5,47 @@ import { removeAlong, unit3 } from "./trackedMath.js";
 import type { TrackedGround } from "./trackedGround.js";
 import { TrackedSupport } from "./trackedSupport.js";
 import { landBeside } from "./trackedFloor.js";
+import { climb, fly } from "./trackedFlight.js";
 import { legStretch, pivotFoot, swingWithinReach } from "./trackedSwing.js";
+import {
+  AIRBORNE,
+  LANDS,
+  BARE,
+  CARRY,
+  CAST_AT,
+  DIR,
+  DRY,
+  DURATION,
+  FOOT_SIZE,
+  FROM,
+  FROM_DIR,
+  FROM_LEVEL,
+  FROM_NORMAL,
+  GROUND,
+  LAST_HIPS,
+  LEVEL,
+  LIFT,
+  NORMAL,
+  PHASE,
+  POS,
+  RANGE,
+  RESULT,
+  horizontal,
+  SHIFT,
+  SPEED,
+  STATE_SIZE,
+  STEPPING,
+  TMP,
+  TO,
+  TOE,
+  TOE_GROUND,
+  TO_DIR,
+  TO_LEVEL,
+  UP,
+  VELOCITY,
+  WANT,
+} from "./trackedStepState.js";
 import { DT, FLOOR, GROUND_LEVEL, HEAD, HEADING, HIPS_POS, LEFT } from "./trackedSlots.js";
-
-/* Slots of one foot's state (FOOT_SIZE numbers per foot). */
-const POS = 0; // where the foot is now
-const DIR = 3; // which way it points (unit, square to up)
-const FROM = 6;
-const FROM_DIR = 9;
-const TO = 12;
-const TO_DIR = 15;
-const PHASE = 18; // 0..1 through a step
-const DURATION = 19;
-const LIFT = 20;
-const STEPPING = 21; // 1 while in the air
-const WANT = 22; // where it would stand under the hips
-const GROUND = 25; // the ground the step lands on: a point, then its normal (see TrackedGround)
-const CAST_AT = 31; // where that ground was cast
-const LEVEL = 34; // the ground's height under the foot (along up, without the lift)
-const FROM_LEVEL = 35;
-const TO_LEVEL = 36;
-const NORMAL = 37; // the ground's normal the sole is turned to
-const FROM_NORMAL = 40;
-const SHIFT = 43; // how far the landing was moved off an edge
-const BARE = 46; // 1 when the mesh the planted foot stood on is gone
-const FOOT_SIZE = 47;
-/* Slots shared by both feet, after them. */
-/** A third foot's slots for the dry casts (see `_cast`): written, never read. */
-const DRY = 2 * FOOT_SIZE;
-const VELOCITY = 3 * FOOT_SIZE;
-const LAST_HIPS = VELOCITY + 3;
-const UP = LAST_HIPS + 3;
-const TMP = UP + 3;
-/** The hips' ground speed, and a result slot (doubles returned from calls are boxed; slots are not). */
-const SPEED = TMP + 3;
-const RESULT = SPEED + 1;
-/** Where a landing foot's toes reach, and the ground there. */
-const TOE = RESULT + 1;
-const TOE_GROUND = TOE + 3;
-/** A cast's range: the ground's height it starts from, how far above and below it the ray reaches. */
-const RANGE = TOE_GROUND + 6;
-/** How far a planted foot's ground mesh carried it this frame. */
-const CARRY = RANGE + 3;
-const STATE_SIZE = CARRY + 3;
 
 /** The hips' ground speed is smoothed over this many seconds before it times and aims the steps. */
 const SPEED_SMOOTHING = 0.1;
@@ -154,6 +152,7 @@ export class TrackedSteps {
     const s = this._s,
       body = this._body;
     this._ground.begin(frame);
+    climb(s, v);
     const dt = v[DT];
     const leg = body.legLength;
     // The hips on the ground, and their smoothed velocity.
@@ -184,6 +183,12 @@ export class TrackedSteps {
     if (!this._started || far || !(Math.abs(s[VELOCITY]) + Math.abs(s[VELOCITY + 1]) < 1e300)) {
       this._plantAll(v, settings, frame);
       return;
+    }
+    fly(s, v, body);
+    if (s[AIRBORNE] === 1) {
+      // In the air the feet go with the hips (trackedFlight.ts); they land where they are.
+      if (s[LANDS] !== 1) return;
+      for (let i = 0; i < 2; i++) this._plant(i, s[i * FOOT_SIZE + LEVEL], settings, frame);
     }
     s[SPEED] = Math.sqrt(
       s[VELOCITY] * s[VELOCITY] + s[VELOCITY + 1] * s[VELOCITY + 1] + s[VELOCITY + 2] * s[VELOCITY + 2],
@@ -228,33 +233,43 @@ export class TrackedSteps {
 
   private _plantAll(v: Float64Array, settings: TrackedBodySettings, frame: FabrikFrame): void {
     const s = this._s;
-    const leg = this._body.legLength;
     // From the head down (at the start, after a teleport: the ground may be anywhere under it): the ground a
     // standing head would be over, up to the head itself and maxStepDown below.
     const head = v[HEAD] * s[UP] + v[HEAD + 1] * s[UP + 1] + v[HEAD + 2] * s[UP + 2];
-    s[RANGE + 1] = this._body.standHead;
-    s[RANGE] = head - s[RANGE + 1];
-    s[RANGE + 2] = settings.maxStepDown * leg;
     for (let i = 0; i < 2; i++) {
       const b = i * FOOT_SIZE;
       for (let k = 0; k < 3; k++) {
         s[b + POS + k] = s[b + WANT + k];
         s[b + DIR + k] = v[HEADING + k];
       }
-      this._ground.cast(s, b + POS, RANGE, settings, b + GROUND, true);
-      this._support.aim(i, this._ground.lastMesh);
-      for (let k = 0; k < 3; k++) {
-        s[b + CAST_AT + k] = s[b + POS + k];
-        s[b + NORMAL + k] = s[b + GROUND + 3 + k];
-      }
-      this._ground.land(s, b + POS, b + GROUND, i, b + LEVEL);
-      this._support.plant(i, s, b + POS, frame);
-      s[b + BARE] = 0;
-      s[b + TO_LEVEL] = s[b + LEVEL];
-      s[b + STEPPING] = 0;
+      this._plant(i, head - this._body.standHead, settings, frame);
     }
     for (let k = 0; k < 3; k++) s[VELOCITY + k] = 0;
     this._started = true;
+  }
+
+  /**
+   * Foot `i` planted on the ground a ray finds under where it is, cast from the height `level` up to a
+   * standing head above it and `maxStepDown` below.
+   */
+  private _plant(i: number, level: number, settings: TrackedBodySettings, frame: FabrikFrame): void {
+    const s = this._s,
+      b = i * FOOT_SIZE;
+    s[RANGE] = level;
+    s[RANGE + 1] = this._body.standHead;
+    s[RANGE + 2] = settings.maxStepDown * this._body.legLength;
+    this._ground.cast(s, b + POS, RANGE, settings, b + GROUND, true);
+    this._support.aim(i, this._ground.lastMesh);
+    for (let k = 0; k < 3; k++) {
+      s[b + CAST_AT + k] = s[b + POS + k];
+      s[b + NORMAL + k] = s[b + GROUND + 3 + k];
+    }
+    this._ground.land(s, b + POS, b + GROUND, i, b + LEVEL);
+    this._support.plant(i, s, b + POS, frame);
+    s[b + BARE] = 0;
+    s[b + TO_LEVEL] = s[b + LEVEL];
+    s[b + STEPPING] = 0;
+    s[AIRBORNE] = 0;
   }
 
   /** Planted foot `i` carried by the mesh it stands on (a moving platform); marked bare when the mesh is gone. */
@@ -381,18 +396,4 @@ export class TrackedSteps {
       this._support.plant(i, s, b + POS, frame);
     }
   }
-}
-
-/*
- * Distances go into s[RESULT] rather than being returned: a double returned from a call V8 does not inline is
- * boxed, an allocation a frame.
- */
-
-/** Distance from `s[a..]` to `s[b..]` along the ground, into `s[RESULT]`. */
-function horizontal(s: Float64Array, a: number, b: number): void {
-  const x = s[a] - s[b],
-    y = s[a + 1] - s[b + 1],
-    z = s[a + 2] - s[b + 2];
-  const u = x * s[UP] + y * s[UP + 1] + z * s[UP + 2];
-  s[RESULT] = Math.sqrt(Math.max(0, x * x + y * y + z * z - u * u));
 }
