@@ -1,5 +1,6 @@
 import type { FabrikBehavior, SkeletonRig } from "../babylon/index.js";
 import { HUMANOID_RANGES } from "../rig/index.js";
+import { hipLessFoot } from "./trackedHipJoint.js";
 import { removeAlong, unit3 } from "./trackedMath.js";
 import {
   A,
@@ -203,6 +204,9 @@ export function sitBack(
   holdAboveFold(v, body, floor, feet, airborne);
 }
 
+/** The hip joint less the foot (scratch of holdAboveFold and pushBack). */
+const hipFoot = new Float64Array(3);
+
 /**
  * Raises `v[HIPS_POS]` until each planted foot is at least the crouch's span from its hip joint (by
  * `v[HIPS_FREE]`).
@@ -215,20 +219,15 @@ function holdAboveFold(
   airborne: (i: number) => boolean,
 ): void {
   const up = body.frame,
-    hp = body.hipFromHips,
     span = floor.crouchSpan;
   let raise = 0;
   for (let i = 0; i < 2; i++) {
     if (airborne(i)) continue;
     let rise = 0,
       all = 0;
+    hipLessFoot(v, body, i, feet + 7 * i, hipFoot, 0);
     for (let k = 0; k < 3; k++) {
-      const d =
-        v[HIPS_POS + k] +
-        hp[3 * i] * v[HEADING + k] +
-        hp[3 * i + 1] * up[3 + k] +
-        hp[3 * i + 2] * v[LEFT + k] -
-        v[feet + 7 * i + k];
+      const d = hipFoot[k];
       rise += d * up[3 + k];
       all += d * d;
     }
@@ -246,8 +245,7 @@ function holdAboveFold(
 function pushBack(v: Float64Array, body: FloorBody, feet: number, airborne: (i: number) => boolean): void {
   const need = v[C],
     share = v[C + 1];
-  const up = body.frame,
-    hp = body.hipFromHips;
+  const up = body.frame;
   let push = 0;
   for (let i = 0; i < 2; i++) {
     if (airborne(i)) continue;
@@ -255,13 +253,9 @@ function pushBack(v: Float64Array, body: FloorBody, feet: number, airborne: (i: 
     let rise = 0,
       behind = 0,
       all = 0;
+    hipLessFoot(v, body, i, feet + 7 * i, hipFoot, 0);
     for (let k = 0; k < 3; k++) {
-      const d =
-        v[HIPS_POS + k] +
-        hp[3 * i] * v[HEADING + k] +
-        hp[3 * i + 1] * up[3 + k] +
-        hp[3 * i + 2] * v[LEFT + k] -
-        v[feet + 7 * i + k];
+      const d = hipFoot[k];
       rise += d * up[3 + k];
       behind -= d * v[HEADING + k];
       all += d * d;

@@ -9,6 +9,7 @@ import {
 } from "../rig/index.js";
 import type { TrackedBodyRig } from "./trackedBodyRig.js";
 import type { TrackedBodySettings } from "./trackedBodyOptions.js";
+import { hipLessFoot } from "./trackedHipJoint.js";
 import { floorDepth, floorPitch, leanBack, sitBack } from "./trackedFloor.js";
 import { cross3, frameQuaternion, removeAlong, slerp4, turnAbout, unit3 } from "./trackedMath.js";
 import {
@@ -196,23 +197,23 @@ export function turnHips(
 const LEG_REACH = 0.995;
 
 /** legSpan's result: the hip joint's height above the foot along up, and the squared distance across. */
-const span = new Float64Array(2);
+const span = new Float64Array(5);
 const HEIGHT = 0;
 const ACROSS2 = 1;
+/** The hip joint less the foot (scratch). */
+const D = 2;
 
 /**
  * How leg i's hip joint (carried from `v[HIPS_POS]` by the heading) stands over the foot at `v[foot..]`, into
  * `span` (in an array: a double returned from a call V8 does not inline is boxed).
  */
 function legSpan(v: Float64Array, body: TrackedBodyRig, i: number, foot: number): void {
-  const up = body.frame,
-    h = body.hipFromHips;
+  const up = body.frame;
+  hipLessFoot(v, body, i, foot, span, D);
   let r2 = 0,
     height = 0;
   for (let k = 0; k < 3; k++) {
-    const hip =
-      v[HIPS_POS + k] + h[3 * i] * v[HEADING + k] + h[3 * i + 1] * up[3 + k] + h[3 * i + 2] * v[LEFT + k];
-    const d = hip - v[foot + k];
+    const d = span[D + k];
     r2 += d * d;
     height += d * up[3 + k];
   }
