@@ -5,7 +5,7 @@ import { PoseReader } from "../../plugin/babylon/poseReader.js";
 import { TrackedBody } from "../../plugin/helpers/trackedBody.js";
 import { invertedKnees } from "../bench/trackedClips.js";
 import { characterNamed, loadCharacter, noteIfMissing, OWN_CHARACTERS } from "../babylon/characters.js";
-import { finite } from "./trackedBodyHarness.js";
+import { bodyDirections, finite } from "./trackedBodyHarness.js";
 
 /*
  * Down to the floor and back up: the head, from standing, crouches straight down, then goes back and down to
@@ -88,17 +88,7 @@ describe("TrackedBody: down to the floor and back up", () => {
           );
         const start = world();
         const m = reader.modelToWorld;
-        const dir = (o: number) => {
-          const f = body.body.frame;
-          return new Vector3(
-            f[o] * m[0] + f[o + 1] * m[4] + f[o + 2] * m[8],
-            f[o] * m[1] + f[o + 1] * m[5] + f[o + 2] * m[9],
-            f[o] * m[2] + f[o + 1] * m[6] + f[o + 2] * m[10],
-          ).normalize();
-        };
-        const forward = dir(0),
-          up = dir(3),
-          left = dir(6);
+        const { forward, up, left } = bodyDirections(body, m);
         const H = body.height;
         // The ground: the plane through the model root's origin, square to up (no ground mesh here).
         const ground = Vector3.Dot(new Vector3(m[12], m[13], m[14]), up);

@@ -5,7 +5,15 @@ import { TrackedBody } from "../../plugin/helpers/trackedBody.js";
 import { FabrikError } from "../../plugin/solver/errors.js";
 import { PoseReader } from "../../plugin/babylon/poseReader.js";
 import { characterNamed, loadCharacter, noteIfMissing, OWN_CHARACTERS } from "../babylon/characters.js";
-import { finite, mannequin, pitch, TrackedRig, yaw, type Pose3 } from "./trackedBodyHarness.js";
+import {
+  bodyDirections,
+  finite,
+  mannequin,
+  pitch,
+  TrackedRig,
+  yaw,
+  type Pose3,
+} from "./trackedBodyHarness.js";
 
 const notes: string[] = [];
 afterAll(() => {
@@ -309,16 +317,7 @@ describe("TrackedBody on other humanoids", () => {
         const head = reader.getWorldPositionToRef(ik.jointIndex("head"), new Vector3());
         // The body's forward and up in world space: the head tracker faces that way.
         const m = reader.modelToWorld;
-        const dir = (o: number) => {
-          const f = body.body.frame;
-          return new Vector3(
-            f[o] * m[0] + f[o + 1] * m[4] + f[o + 2] * m[8],
-            f[o] * m[1] + f[o + 1] * m[5] + f[o + 2] * m[9],
-            f[o] * m[2] + f[o + 1] * m[6] + f[o + 2] * m[10],
-          ).normalize();
-        };
-        const forward = dir(0),
-          up = dir(3);
+        const { forward, up } = bodyDirections(body, m);
         body.head.rotation.copyFrom(
           Quaternion.RotationQuaternionFromAxis(Vector3.Cross(up, forward).normalize(), up, forward),
         );

@@ -113,3 +113,21 @@ export function finite(world: Vector3[]): boolean {
 
 export const yaw = (a: number): Quaternion => Quaternion.RotationAxis(Vector3.Up(), a);
 export const pitch = (a: number): Quaternion => Quaternion.RotationAxis(Vector3.Right(), a);
+
+/**
+ * The body's rest frame (forward, up, left) in world space, through the model-to-world matrix `m` (Babylon's
+ * layout): where the trackers of a body standing as at rest face.
+ */
+export function bodyDirections(
+  body: TrackedBody,
+  m: Float64Array,
+): { forward: Vector3; up: Vector3; left: Vector3 } {
+  const f = body.body.frame;
+  const dir = (o: number) =>
+    new Vector3(
+      f[o] * m[0] + f[o + 1] * m[4] + f[o + 2] * m[8],
+      f[o] * m[1] + f[o + 1] * m[5] + f[o + 2] * m[9],
+      f[o] * m[2] + f[o + 1] * m[6] + f[o + 2] * m[10],
+    ).normalize();
+  return { forward: dir(0), up: dir(3), left: dir(6) };
+}
