@@ -36,11 +36,19 @@ const LAND = 0.01;
 const FALL = 0.25;
 const HANG = 0.2;
 
-/** The hips' height and upward speed (`v[HIPS_POS]` as placed this frame), into the feet's state `s`. */
-export function climb(s: Float64Array, v: Float64Array): void {
+/** Hips this many leg lengths above their standing height over the ground were moved there (a teleport). */
+const MOVED = 3;
+
+/**
+ * The hips' height and upward speed (`v[HIPS_POS]` as placed this frame), into the feet's state `s`; true when
+ * they stand `MOVED` leg lengths or more above their standing height over the feet's ground (a teleport up:
+ * the feet are put on the ground under the head at once, as after one along the ground).
+ */
+export function climb(s: Float64Array, v: Float64Array, body: TrackedBodyRig): boolean {
   const height = v[HIPS_POS] * s[UP] + v[HIPS_POS + 1] * s[UP + 1] + v[HIPS_POS + 2] * s[UP + 2];
   s[CLIMB] = v[DT] > 0 ? (height - s[HIPS_HEIGHT]) / v[DT] : 0;
   s[HIPS_HEIGHT] = height;
+  return height - v[GROUND_LEVEL] - body.standHips > MOVED * body.legLength;
 }
 
 /**

@@ -152,7 +152,7 @@ export class TrackedSteps {
     const s = this._s,
       body = this._body;
     this._ground.begin(frame);
-    climb(s, v);
+    let far = climb(s, v, body);
     const dt = v[DT];
     const leg = body.legLength;
     // The hips on the ground, and their smoothed velocity.
@@ -166,7 +166,6 @@ export class TrackedSteps {
       }
     }
     for (let k = 0; k < 3; k++) s[LAST_HIPS + k] = s[TMP + k];
-    let far = false;
     for (let i = 0; i < 2; i++) {
       const b = i * FOOT_SIZE;
       const ff = body.footFromHips,

@@ -212,6 +212,31 @@ describe("TrackedBody on uneven ground (mannequin)", () => {
     );
   });
 
+  it("teleported 3 m straight up onto a platform over the head: the feet stand on it at once", async () => {
+    rig = await TrackedRig.create();
+    createStep(rig.loaded.scene, "platform", 3, -1, 1, -1, 1);
+    const j = rig.j;
+    const rest = rig.positions()[j.leftFoot].y;
+    const below = rig.run(30, () => standingAt(0, 0));
+    let air = 0;
+    const above = rig.run(
+      30,
+      () => standingAt(0, 3),
+      (m) => {
+        if (m.stepping[0] || m.stepping[1]) air++;
+      },
+    );
+    const off = (m: Measured, top: number): number =>
+      Math.max(Math.abs(m.world[j.leftFoot].y - top - rest), Math.abs(m.world[j.rightFoot].y - top - rest));
+    notes.push(
+      `teleport 3 m up onto a platform: feet ${cm(off(below, 0))} / ${cm(off(above, 3))} cm from their rest ` +
+        `height above the floor and the platform, ${air} frames with a foot in the air`,
+    );
+    expect(off(below, 0)).toBeLessThan(0.01);
+    expect(off(above, 3)).toBeLessThan(0.01);
+    expect(air).toBe(0);
+  });
+
   it("on flat ground: the pose is the one the plane through the model origin gives", async () => {
     const run = async (withGround: boolean): Promise<Measured[]> => {
       rig = await TrackedRig.create();
