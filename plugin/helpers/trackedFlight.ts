@@ -14,6 +14,7 @@ import {
   STILL,
   TAKE_OFF_HIPS,
   UP,
+  WANT,
 } from "./trackedStepState.js";
 
 /**
@@ -36,6 +37,8 @@ const LAND = 0.01;
 const FALL = 0.25;
 const HANG = 0.2;
 
+/** Seconds over which the feet in the air swing from where they took off to under the hips. */
+const TUCK_TIME = 0.1;
 /** Hips this many leg lengths above their standing height over the ground were moved there (a teleport). */
 const MOVED = 3;
 
@@ -54,10 +57,11 @@ export function climb(s: Float64Array, v: Float64Array, body: TrackedBodyRig): b
 /**
  * A jump, on the feet's state `s` (trackedStepState.ts): a head rising above its standing height lifts the
  * hips with it (placeHips), and once they rise fast above their standing height over the ground, both feet
- * leave it (rising slowly, the hips are held at that height), carried with the hips as they stood at take-off (the legs keep their shape). `s[LANDS]` is 1 on
- * the frame the feet land: the hips back at their standing height over the ground they left, done falling
- * (a jump onto a box), or hanging still (carried up); the steps then plant them on the ground under where
- * they are (TrackedSteps).
+ * leave it (rising slowly, the hips are held at that height): carried with the hips, they swing in from where
+ * they took off to where they stand at rest under the hips (over `TUCK_TIME`). `s[LANDS]` is 1 on the frame
+ * the feet land: the hips back at their standing height over the ground they left, done falling (a jump onto
+ * a box), or hanging still (carried up); the steps then plant them on the ground under where they are
+ * (TrackedSteps).
  */
 export function fly(s: Float64Array, v: Float64Array, body: TrackedBodyRig): void {
   const leg = body.legLength;
@@ -84,8 +88,14 @@ export function fly(s: Float64Array, v: Float64Array, body: TrackedBodyRig): voi
   if (s[CLIMB] < -slow) s[FELL] = 1;
   s[STILL] = Math.abs(s[CLIMB]) < slow ? s[STILL] + v[DT] : 0;
   if (!(rise > LAND * leg) || (s[FELL] === 1 && s[CLIMB] >= 0) || s[STILL] > HANG) s[LANDS] = 1;
+  // The feet swing in under the hips to land where they stand at rest below them.
+  const tuck = 1 - Math.exp(-v[DT] / TUCK_TIME);
   for (let i = 0; i < 2; i++) {
     const b = i * FOOT_SIZE;
-    for (let k = 0; k < 3; k++) s[b + POS + k] = s[b + FROM + k] + v[HIPS_POS + k] - s[TAKE_OFF_HIPS + k];
+    for (let k = 0; k < 3; k++) {
+      const carry = v[HIPS_POS + k] - s[TAKE_OFF_HIPS + k];
+      s[b + FROM + k] += (s[b + WANT + k] + rise * s[UP + k] - carry - s[b + FROM + k]) * tuck;
+      s[b + POS + k] = s[b + FROM + k] + carry;
+    }
   }
 }
