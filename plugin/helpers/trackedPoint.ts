@@ -88,7 +88,7 @@ export class TrackedPoint {
 
   /**
    * @internal The tracked joint's world position and the tracker's world forward (+Z) and up (+Y) into
-   * `out` at `o` (9 numbers); false when anything is not finite or the rotation is degenerate.
+   * `out` at `o` (9 numbers); false, writing nothing, when anything is not finite or the rotation is degenerate.
    */
   _read(out: Float64Array, o: number): boolean {
     const q = this.rotation;
@@ -114,15 +114,20 @@ export class TrackedPoint {
       zz = 1 - 2 * (x * x + y * y);
     const p = this.position,
       f = this.offset;
-    out[o] = p.x + f.x * xx + f.y * yx + f.z * zx;
-    out[o + 1] = p.y + f.x * xy + f.y * yy + f.z * zy;
-    out[o + 2] = p.z + f.x * xz + f.y * yz + f.z * zz;
+    const px = p.x + f.x * xx + f.y * yx + f.z * zx,
+      py = p.y + f.x * xy + f.y * yy + f.z * zy,
+      pz = p.z + f.x * xz + f.y * yz + f.z * zz;
+    // Nothing is written unless it is all finite: the last good pose stays for the fade out.
+    if (!(Number.isFinite(px) && Number.isFinite(py) && Number.isFinite(pz))) return false;
+    out[o] = px;
+    out[o + 1] = py;
+    out[o + 2] = pz;
     out[o + 3] = zx;
     out[o + 4] = zy;
     out[o + 5] = zz;
     out[o + 6] = yx;
     out[o + 7] = yy;
     out[o + 8] = yz;
-    return Number.isFinite(out[o]) && Number.isFinite(out[o + 1]) && Number.isFinite(out[o + 2]);
+    return true;
   }
 }

@@ -69,16 +69,26 @@ describe("TrackedBody: lost trackers, extreme inputs, calibration", () => {
     );
   });
 
-  it("a tracker whose pose turns NaN fades out instead of writing NaN", async () => {
+  it.each([
+    [
+      "a hand's place and the head's rotation",
+      { left: new Vector3(NaN, 1, 0), headRotation: new Quaternion(NaN, 0, 0, 1) },
+    ],
+    ["the head's place", { head: new Vector3(NaN, NaN, NaN) }],
+  ] as const)("a tracker whose pose turns NaN (%s) fades out, never writing NaN", async (_, bad) => {
     rig = await TrackedRig.create();
     rig.run(30, standing);
-    const m = rig.run(30, () => ({
-      ...standing(),
-      left: new Vector3(NaN, 1, 0),
-      headRotation: new Quaternion(NaN, 0, 0, 1),
-    }));
-    expect(finite(m.world)).toBe(true);
-    expect(rig.body.appliedWeight("leftHand")).toBe(0);
+    let frames = 0;
+    rig.run(
+      30,
+      () => ({ ...standing(), ...bad }),
+      (m) => {
+        if (!finite(m.world)) frames++;
+      },
+    );
+    // Every frame of the fade, not only the last: the last good pose is what fades out.
+    expect(frames).toBe(0);
+    if ("left" in bad) expect(rig.body.appliedWeight("leftHand")).toBe(0);
     expect(rig.body.appliedWeight("head")).toBe(0);
   });
 
