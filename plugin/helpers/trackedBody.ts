@@ -307,7 +307,8 @@ export class TrackedBody {
       this._steps.support(v, SUPPORT, v);
       placeHips(v, body, this.settings);
       hipsTracker(v);
-      this._steps.update(v, this.settings, frame);
+      if (wBody > 0) this._steps.update(v, this.settings, frame);
+      else this._steps.reset(); // untracked: no steps; tracked again, the feet are planted afresh
       for (let i = 0; i < 2; i++) {
         this._steps.read(i, v, C);
         footTarget(v, body, i);

@@ -107,9 +107,10 @@ export class TrackedSteps {
     }
   }
 
-  /** Forgets where the feet stand: the next update plants them under the hips. */
+  /** Forgets where the feet stand (neither is in the air): the next update plants them under the hips. */
   reset(): void {
     this._started = false;
+    this._s[STEPPING] = this._s[FOOT_SIZE + STEPPING] = this._s[AIRBORNE] = 0;
   }
 
   /** Tilts foot `i`'s rotation `v[q..q+3]` (model space) from up to the ground its sole stands on. */

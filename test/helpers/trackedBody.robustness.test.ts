@@ -69,6 +69,53 @@ describe("TrackedBody: lost trackers, extreme inputs, calibration", () => {
     );
   });
 
+  it("a head lost mid-step or mid-jump: once faded out, no foot in the air and no step counted; back, planted afresh", async () => {
+    rig = await TrackedRig.create();
+    rig.run(30, standing);
+    // Walking ahead (a foot in the air), then the head lost; and a jump, the head lost at its top.
+    const walk = (t: number): Pose3 => {
+      const p = standing();
+      const o = new Vector3(0, 0, Math.min(t, 2));
+      return { head: p.head.add(o), left: p.left.add(o), right: p.right.add(o) };
+    };
+    const hop = (t: number): Pose3 => {
+      const p = standing();
+      const o = new Vector3(0, 0.3 * Math.sin(Math.min(1, t / 0.3) * (Math.PI / 2)), 0);
+      return { head: p.head.add(o), left: p.left.add(o), right: p.right.add(o) };
+    };
+    for (const [path, frames] of [
+      [walk, 40],
+      [hop, 18],
+    ] as const) {
+      rig.body.head.weight = 1;
+      rig.run(30, standing);
+      rig.run(frames, path);
+      expect(rig.body.isStepping(0) || rig.body.isStepping(1)).toBe(true);
+      rig.body.head.weight = 0;
+      rig.run(15, () => path(frames / 60));
+      const steps = rig.body.steps;
+      let inAir = 0;
+      rig.run(
+        60,
+        () => path(frames / 60),
+        (m) => {
+          if (m.stepping[0] || m.stepping[1]) inAir++;
+        },
+      );
+      expect(inAir).toBe(0);
+      expect(rig.body.steps).toBe(steps);
+    }
+    // Tracked again standing where it started: the feet planted under the hips, never both in the air.
+    rig.body.head.weight = 1;
+    let both = 0;
+    const m = rig.run(60, standing, (f) => {
+      if (f.stepping[0] && f.stepping[1]) both++;
+    });
+    expect(both).toBe(0);
+    expect(finite(m.world)).toBe(true);
+    expect(m.world[rig.j.head].subtract(HEAD).length()).toBeLessThan(0.01);
+  });
+
   it.each([
     [
       "a hand's place and the head's rotation",
