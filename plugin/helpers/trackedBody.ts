@@ -218,7 +218,7 @@ export class TrackedBody {
     return this._steps.steps;
   }
 
-  /** Whether the left (0) or right (1) foot is in the air. */
+  /** Whether the left (0) or right (1) foot is in the air: stepping, or both in a jump (never untracked). */
   isStepping(foot: 0 | 1): boolean {
     return this._steps.stepping(foot);
   }
