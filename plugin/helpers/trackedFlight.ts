@@ -13,6 +13,7 @@ import {
   STEPPING,
   STILL,
   TAKE_OFF_HIPS,
+  TELEPORT,
   UP,
   WANT,
 } from "./trackedStepState.js";
@@ -39,19 +40,17 @@ const HANG = 0.2;
 
 /** Seconds over which the feet in the air swing from where they took off to under the hips. */
 const TUCK_TIME = 0.1;
-/** Hips this many leg lengths above their standing height over the ground were moved there (a teleport). */
-const MOVED = 3;
 
 /**
  * The hips' height and upward speed (`v[HIPS_POS]` as placed this frame), into the feet's state `s`; true when
- * they stand `MOVED` leg lengths or more above their standing height over the feet's ground (a teleport up:
+ * they stand `TELEPORT` leg lengths or more above their standing height over the feet's ground (a teleport up:
  * the feet are put on the ground under the head at once, as after one along the ground).
  */
 export function climb(s: Float64Array, v: Float64Array, body: TrackedBodyRig): boolean {
   const height = v[HIPS_POS] * s[UP] + v[HIPS_POS + 1] * s[UP + 1] + v[HIPS_POS + 2] * s[UP + 2];
   s[CLIMB] = v[DT] > 0 ? (height - s[HIPS_HEIGHT]) / v[DT] : 0;
   s[HIPS_HEIGHT] = height;
-  return height - v[GROUND_LEVEL] - body.standHips > MOVED * body.legLength;
+  return height - v[GROUND_LEVEL] - body.standHips > TELEPORT * body.legLength;
 }
 
 /**

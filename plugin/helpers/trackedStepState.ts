@@ -3,6 +3,12 @@
  * taken on it. Its own file so that the flight (trackedFlight.ts) works on the same state.
  */
 
+/**
+ * A foot further than this many leg lengths from its place, or hips this far above their standing height over
+ * the feet's ground, were moved there (a teleport, a lost frame): the feet are put on the ground at once.
+ */
+export const TELEPORT = 3;
+
 /* Slots of one foot's state (FOOT_SIZE numbers per foot). */
 export const POS = 0; // where the foot is now
 export const DIR = 3; // which way it points (unit, square to up)

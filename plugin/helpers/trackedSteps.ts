@@ -35,6 +35,7 @@ import {
   SPEED,
   STATE_SIZE,
   STEPPING,
+  TELEPORT,
   TMP,
   TO,
   TOE,
@@ -49,8 +50,6 @@ import { DT, FLOOR, GROUND_LEVEL, HEAD, HEADING, HIPS_POS, LEFT } from "./tracke
 
 /** The hips' ground speed is smoothed over this many seconds before it times and aims the steps. */
 const SPEED_SMOOTHING = 0.1;
-/** A foot further than this many leg lengths from its place is put there at once (a teleport, a lost frame). */
-const TELEPORT = 3;
 /** A step lands ahead of its place by the body's velocity over this fraction of the step's duration. */
 const LEAD = 1;
 /**
