@@ -22,6 +22,12 @@ const NEEDED: readonly HumanoidRole[] = [
   "rightFoot",
 ];
 
+/**
+ * A hips joint this many leg lengths below its hip joints is not the pelvis (a root bone on the ground); on
+ * every other rig it is, wherever it sits between them and the spine.
+ */
+const PELVIS_APART = 0.5;
+
 /** A side's limb joints: arm (upper, lower, hand) and leg (upper, lower, foot). */
 export interface TrackedSide {
   readonly upperArm: number;
@@ -37,6 +43,7 @@ export interface TrackedSide {
 /**
  * What a tracked body knows of its avatar, measured once in the rest pose, in model space. Lengths are model
  * units; heights are along the body's up from the plane through the model origin (the animation's ground).
+ * What is measured "from the hips" is measured from the pelvis (`pelvis`), where the hips are placed.
  * `frame` holds forward (0..2), up (3..5) and left (6..8).
  */
 export class TrackedBodyRig {
@@ -48,7 +55,13 @@ export class TrackedBodyRig {
   readonly frame = new Float64Array(9);
   readonly standHips: number;
   readonly standHead: number;
-  /** Distance from hips to head. */
+  /**
+   * The pelvis, the point the hips are placed by, from the hips joint in the hips' own rest frame: zero where
+   * the hips joint is the pelvis; else the hip joints' midpoint (`pelvisApart`, a root on the ground).
+   */
+  readonly pelvis = new Float64Array(3);
+  readonly pelvisApart: boolean;
+  /** Distance from the pelvis to the head. */
   readonly spineLength: number;
   /** The head chain's length: the sum of its bones, from the joint above the hips to the head. */
   readonly spineReach: number;
@@ -142,10 +155,28 @@ export class TrackedBodyRig {
       (p[3 * j + 2] - (from < 0 ? 0 : p[3 * from + 2])) * f[axis + 2];
     const dist = (a: number, b: number): number =>
       Math.hypot(p[3 * a] - p[3 * b], p[3 * a + 1] - p[3 * b + 1], p[3 * a + 2] - p[3 * b + 2]);
-    this.standHips = along(hips, 3, -1);
+    const legL = roles.leftUpperLeg!,
+      legR = roles.rightUpperLeg!;
+    const legLength = (dist(legL, roles.leftLowerLeg!) + dist(roles.leftLowerLeg!, roles.leftFoot!)) / 2;
+    // The pelvis: the hips joint, or the hip joints' midpoint where the hips joint lies far below them (a
+    // root bone on the ground that carries the legs and the spine, as Quaternius' rigs have).
+    const pelvis = Float64Array.from(p.subarray(3 * hips, 3 * hips + 3));
+    const below = (along(legL, 3, hips) + along(legR, 3, hips)) / 2;
+    this.pelvisApart = below > PELVIS_APART * legLength;
+    if (this.pelvisApart) for (let k = 0; k < 3; k++) pelvis[k] = (p[3 * legL + k] + p[3 * legR + k]) / 2;
+    // Measured from the pelvis (the hips joint itself on most rigs: the same numbers).
+    const fromPelvis = (j: number, axis: number): number =>
+      (p[3 * j] - pelvis[0]) * f[axis] +
+      (p[3 * j + 1] - pelvis[1]) * f[axis + 1] +
+      (p[3 * j + 2] - pelvis[2]) * f[axis + 2];
+    this.standHips = pelvis[0] * f[3] + pelvis[1] * f[4] + pelvis[2] * f[5];
     this.standHead = along(head, 3, -1);
-    this.spineLength = dist(head, hips);
-    for (let k = 0; k < 3; k++) this.headFromHips[k] = along(head, 3 * k, hips);
+    this.spineLength = Math.hypot(
+      p[3 * head] - pelvis[0],
+      p[3 * head + 1] - pelvis[1],
+      p[3 * head + 2] - pelvis[2],
+    );
+    for (let k = 0; k < 3; k++) this.headFromHips[k] = fromPelvis(head, 3 * k);
     let reach = 0,
       base = head;
     for (let j = head; rig.parents[j] !== hips; j = rig.parents[j]) {
@@ -153,10 +184,12 @@ export class TrackedBodyRig {
       base = rig.parents[j];
     }
     this.spineReach = reach;
-    for (let k = 0; k < 3; k++) this.spineBase[k] = p[3 * base + k] - p[3 * hips + k];
+    for (let k = 0; k < 3; k++) this.spineBase[k] = p[3 * base + k] - pelvis[k];
     const ro = rig.restOrientations;
     const unturn = Float64Array.of(-ro[4 * hips], -ro[4 * hips + 1], -ro[4 * hips + 2], ro[4 * hips + 3]);
     quatRotate(this.spineBase, 0, unturn, 0, this.spineBase, 0);
+    for (let k = 0; k < 3; k++) this.pelvis[k] = pelvis[k] - p[3 * hips + k];
+    quatRotate(this.pelvis, 0, unturn, 0, this.pelvis, 0);
     let legs = 0,
       arms = 0;
     const r = rig.restOrientations;
@@ -165,8 +198,8 @@ export class TrackedBodyRig {
     for (let i = 0; i < 2; i++) {
       const s = this.sides[i];
       for (let k = 0; k < 3; k++) {
-        this.footFromHips[3 * i + k] = along(s.foot, 3 * k, hips);
-        this.hipFromHips[3 * i + k] = along(s.upperLeg, 3 * k, hips);
+        this.footFromHips[3 * i + k] = fromPelvis(s.foot, 3 * k);
+        this.hipFromHips[3 * i + k] = fromPelvis(s.upperLeg, 3 * k);
       }
       this.footHeight[i] = along(s.foot, 3, -1);
       legs += dist(s.upperLeg, s.lowerLeg) + dist(s.lowerLeg, s.foot);

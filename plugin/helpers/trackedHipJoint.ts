@@ -1,4 +1,5 @@
-import { HEADING, HIPS_POS, LEFT } from "./trackedSlots.js";
+import { quatRotate } from "../rig/index.js";
+import { BODY_WEIGHT, HEADING, HIPS_POS, LEFT } from "./trackedSlots.js";
 
 /** What `hipLessFoot` needs of the avatar: its rest frame (forward, up, left) and hip joints. */
 interface HipJoints {
@@ -29,5 +30,43 @@ export function hipLessFoot(
       h[3 * i + 1] * up[3 + k] +
       h[3 * i + 2] * v[LEFT + k] -
       v[foot + k];
+  }
+}
+
+/** What `hipsJointPlace` needs of the avatar: where its pelvis lies from its hips joint (TrackedBodyRig). */
+interface Pelvis {
+  readonly pelvis: Float64Array;
+  readonly pelvisApart: boolean;
+}
+
+const offsets = new Float64Array(6);
+
+/**
+ * The hips joint's place into `out[o..o+2]` once the pelvis has moved `v[BODY_WEIGHT]` of the way from where
+ * the joint at `pos[po..]`, turned `rot[ro..]`, carries it to `v[HIPS_POS]`, the joint turned to
+ * `turned[to..]` (model space): the pelvis placed, the joint follows, even a root on the ground below it.
+ */
+export function hipsJointPlace(
+  v: Float64Array,
+  body: Pelvis,
+  pos: Float64Array,
+  po: number,
+  rot: Float64Array,
+  ro: number,
+  turned: Float64Array,
+  to: number,
+  out: Float64Array,
+  o: number,
+): void {
+  const w = v[BODY_WEIGHT];
+  if (!body.pelvisApart) {
+    for (let k = 0; k < 3; k++) out[o + k] = pos[po + k] + (v[HIPS_POS + k] - pos[po + k]) * w;
+    return;
+  }
+  quatRotate(offsets, 0, rot, ro, body.pelvis, 0);
+  quatRotate(offsets, 3, turned, to, body.pelvis, 0);
+  for (let k = 0; k < 3; k++) {
+    const now = pos[po + k] + offsets[k];
+    out[o + k] = now + (v[HIPS_POS + k] - now) * w - offsets[3 + k];
   }
 }

@@ -9,7 +9,7 @@ import {
 } from "../rig/index.js";
 import type { TrackedBodyRig } from "./trackedBodyRig.js";
 import type { TrackedBodySettings } from "./trackedBodyOptions.js";
-import { hipLessFoot } from "./trackedHipJoint.js";
+import { hipLessFoot, hipsJointPlace } from "./trackedHipJoint.js";
 import { floorDepth, floorPitch, leanBack, sitBack } from "./trackedFloor.js";
 import { cross3, frameQuaternion, removeAlong, slerp4, turnAbout, unit3 } from "./trackedMath.js";
 import {
@@ -370,19 +370,16 @@ export function writeHips(
   body: TrackedBodyRig,
   parents: Int32Array,
 ): void {
-  const w = v[BODY_WEIGHT];
   const hips = body.hips;
   const parent = parents[hips];
   const p = frame.positions,
     o = frame.orientations;
-  for (let k = 0; k < 3; k++) {
-    v[A + k] =
-      p[3 * hips + k] + (v[HIPS_POS + k] - p[3 * hips + k]) * w - (parent >= 0 ? p[3 * parent + k] : 0);
-  }
-  if (!frame.toJointSpace(parent, v, A)) return;
-  frame.setLocalPosition(hips, v, A);
   for (let k = 0; k < 4; k++) v[Q1 + k] = o[4 * hips + k];
   slerp4(v, Q1, v, Q1, HIPS_ROT, v, BODY_WEIGHT);
+  hipsJointPlace(v, body, p, 3 * hips, o, 4 * hips, v, Q1, v, A);
+  for (let k = 0; k < 3; k++) v[A + k] -= parent >= 0 ? p[3 * parent + k] : 0;
+  if (!frame.toJointSpace(parent, v, A)) return;
+  frame.setLocalPosition(hips, v, A);
   if (parent >= 0) quatConjugateMultiply(v, Q1, o, 4 * parent, v, Q1);
   frame.setLocalRotation(hips, v, Q1);
 }

@@ -9,7 +9,8 @@ import {
 } from "../rig/index.js";
 import type { TrackedBodyRig } from "./trackedBodyRig.js";
 import { slerp4 } from "./trackedMath.js";
-import { BODY_WEIGHT, C, HIPS_POS, HIPS_ROT, Q1, Q2 } from "./trackedSlots.js";
+import { hipsJointPlace } from "./trackedHipJoint.js";
+import { BODY_WEIGHT, C, HIPS_ROT, Q1, Q2 } from "./trackedSlots.js";
 
 /** Radians each knee is bent forward before the solve, at full weight. */
 const KNEE_START_BEND = 0.15;
@@ -98,10 +99,9 @@ export class TrackedKnees {
       parents = this._parents;
     const p = frame.positions,
       o = frame.orientations;
-    const w = v[BODY_WEIGHT];
-    for (let k = 0; k < 3; k++) n[NEW_HIPS + k] = n[OLD_HIPS + k] + (v[HIPS_POS + k] - n[OLD_HIPS + k]) * w;
     for (let k = 0; k < 4; k++) n[TURN + k] = v[HIPS_ROT + k];
     slerp4(n, NEW_HIPS + 3, n, OLD_HIPS + 3, TURN, v, BODY_WEIGHT);
+    hipsJointPlace(v, body, n, OLD_HIPS, n, OLD_HIPS + 3, n, NEW_HIPS + 3, n, NEW_HIPS);
     quatMultiplyConjugate(n, TURN, n, NEW_HIPS + 3, n, OLD_HIPS + 3);
     for (let i = 0; i < 2; i++) {
       if (this._shinEnd[i] === 0) continue;

@@ -356,6 +356,7 @@ describe("TrackedBody on other humanoids", () => {
     characterNamed("CesiumMan"),
     characterNamed("RiggedFigure"),
     characterNamed("RobotExpressive"),
+    characterNamed("QuaterniusWorkerWoman"),
   ];
   it.each(others.map((c) => [c.folder, c] as const))(
     "%s: the head on its tracker standing and crouched, knees forward, nothing NaN",
