@@ -32,12 +32,20 @@ let answerOrientations = new Float64Array(0);
 let answerLocal = new Float64Array(0);
 let answerOnLimit = new Uint8Array(0);
 const temp = new Float64Array(8);
+/**
+ * Doubles between the calls here, in slots: [0] the largest turn from the input ({@link largestTurnFromInput}),
+ * [1] the blend's fraction. A double returned from, or passed to, a call V8 does not inline is boxed: an
+ * allocation each, every frame this path runs.
+ */
+export const turnFromInput = new Float64Array(2);
+const TURN = 0,
+  FRACTION = 1;
 
 /**
  * The largest angle (radians) by which any rotating joint of component c has turned from its input local
- * rotation.
+ * rotation, into `turnFromInput[0]`.
  */
-export function largestTurnFromInput(plan: SolvePlan, c: number, orientations: Float64Array): number {
+export function largestTurnFromInput(plan: SolvePlan, c: number, orientations: Float64Array): void {
   const parents = plan.rig.parents;
   const inputLocal = plan.scratch.inputLocal;
   let smallestW = 1;
@@ -50,7 +58,7 @@ export function largestTurnFromInput(plan: SolvePlan, c: number, orientations: F
     for (let i = 0; i < 4; i++) w += temp[i] * inputLocal[4 * r + i];
     smallestW = Math.min(smallestW, Math.abs(w));
   }
-  return 2 * Math.acos(Math.min(1, smallestW));
+  turnFromInput[TURN] = 2 * Math.acos(Math.min(1, smallestW));
 }
 
 /**
@@ -75,15 +83,15 @@ export function nearerAnswer(
   )
     return 0;
   if (!componentMeetsTargets(plan, c, positions, targets)) return 0;
-  const moved = largestTurnFromInput(plan, c, orientations);
-  if (!(moved > PULL_AFTER)) return 0;
-  return pullTowardInput(plan, c, positions, orientations, targets, moved, budget);
+  largestTurnFromInput(plan, c, orientations);
+  if (!(turnFromInput[TURN] > PULL_AFTER)) return 0;
+  return pullTowardInput(plan, c, positions, orientations, targets, budget);
 }
 
 /**
- * Component c's pose meets its targets, `moved` (largestTurnFromInput) from its input: tries answers nearer
- * the input within `budget` iterations, leaves the nearest found (residuals measured). Returns the iterations
- * used.
+ * Component c's pose meets its targets, `turnFromInput[0]` (largestTurnFromInput, just measured) from its
+ * input: tries answers nearer the input within `budget` iterations, leaves the nearest found (residuals
+ * measured). Returns the iterations used.
  */
 export function pullTowardInput(
   plan: SolvePlan,
@@ -91,18 +99,17 @@ export function pullTowardInput(
   positions: Float64Array,
   orientations: Float64Array,
   targets: Float64Array,
-  moved: number,
   budget: number,
 ): number {
   grow(plan, positions, orientations);
   keep(plan, c, positions, orientations);
-  let nearest = moved;
+  let nearest = turnFromInput[TURN];
   // The fraction of the way from the nearest answer back to the input: half of what is left after an
   // answer, half as far after a miss.
-  let fraction = 0.5;
+  turnFromInput[FRACTION] = 0.5;
   let used = 0;
   for (let b = 0; b < BLENDS && used < budget; b++) {
-    blend(plan, c, positions, orientations, fraction);
+    blend(plan, c, positions, orientations);
     let found = false;
     if (keepsLimits(plan, c, orientations, true)) {
       used += dampedSteps(
@@ -115,15 +122,15 @@ export function pullTowardInput(
         false,
       );
       if (componentMeetsTargets(plan, c, positions, targets)) {
-        const turn = largestTurnFromInput(plan, c, orientations);
-        if (turn < nearest) {
-          nearest = turn;
+        largestTurnFromInput(plan, c, orientations);
+        if (turnFromInput[TURN] < nearest) {
+          nearest = turnFromInput[TURN];
           keep(plan, c, positions, orientations);
           found = true;
         }
       }
     }
-    if (!found) fraction *= 0.5;
+    if (!found) turnFromInput[FRACTION] *= 0.5;
     copyPose(plan, c, answerPositions, answerOrientations, positions, orientations);
   }
   copyOnLimit(plan, c, answerOnLimit, plan.report.onLimit);
@@ -153,25 +160,19 @@ function keep(plan: SolvePlan, c: number, positions: Float64Array, orientations:
 }
 
 /**
- * Poses component c with each rotating joint's local rotation the nearest answer's blended by `t` toward the
- * input's (normalized linear blend, on the same hemisphere); every other joint keeps its local rotation.
- * The component's base keeps its position; positions follow from parent to child.
+ * Poses component c with each rotating joint's local rotation the nearest answer's blended by
+ * `turnFromInput[1]` toward the input's (normalized linear blend, on the same hemisphere); every other joint
+ * keeps its local rotation. The component's base keeps its position; positions follow from parent to child.
  */
-function blend(
-  plan: SolvePlan,
-  c: number,
-  positions: Float64Array,
-  orientations: Float64Array,
-  t: number,
-): void {
+function blend(plan: SolvePlan, c: number, positions: Float64Array, orientations: Float64Array): void {
   const parents = plan.rig.parents;
   const { rotatingIndex, localOffset, boneLength } = plan.scratch;
   const b = plan.componentBase[c];
-  if (rotatingIndex[b] >= 0) setJoint(plan, b, orientations, t);
+  if (rotatingIndex[b] >= 0) setJoint(plan, b, orientations);
   for (let k = plan.componentStart[c]; k < plan.componentStart[c + 1]; k++) {
     const j = plan.activeJoints[k],
       q = parents[j];
-    if (rotatingIndex[j] >= 0) setJoint(plan, j, orientations, t);
+    if (rotatingIndex[j] >= 0) setJoint(plan, j, orientations);
     else {
       // A joint the component does not turn keeps the local rotation the answer gave it.
       quatConjugateMultiply(temp, 0, answerOrientations, 4 * q, answerOrientations, 4 * j);
@@ -182,8 +183,9 @@ function blend(
   }
 }
 
-function setJoint(plan: SolvePlan, j: number, orientations: Float64Array, t: number): void {
+function setJoint(plan: SolvePlan, j: number, orientations: Float64Array): void {
   const inputLocal = plan.scratch.inputLocal;
+  const t = turnFromInput[FRACTION];
   let dot = 0;
   for (let i = 0; i < 4; i++) dot += answerLocal[4 * j + i] * inputLocal[4 * j + i];
   const s = dot < 0 ? -t : t;

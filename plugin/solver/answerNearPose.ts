@@ -1,4 +1,4 @@
-import { PULL_AFTER, largestTurnFromInput, pullTowardInput } from "./answerNearInput.js";
+import { PULL_AFTER, largestTurnFromInput, pullTowardInput, turnFromInput } from "./answerNearInput.js";
 import { hasContinuumSections } from "./continuumSections.js";
 import { stretches } from "./dampedSteps.js";
 import type { SolvePlan } from "./plan.js";
@@ -42,9 +42,9 @@ export function pullTowardPose(
       continue;
     if (!componentMeetsTargets(plan, c, positions, targets)) continue;
     aimAt(plan, c, near, nearOffset);
-    const moved = largestTurnFromInput(plan, c, orientations);
-    if (!(moved > PULL_AFTER)) continue;
-    const used = pullTowardInput(plan, c, positions, orientations, targets, moved, budget);
+    largestTurnFromInput(plan, c, orientations);
+    if (!(turnFromInput[0] > PULL_AFTER)) continue;
+    const used = pullTowardInput(plan, c, positions, orientations, targets, budget);
     carryPassives(plan, c, positions, orientations);
     if (used > most) most = used;
   }

@@ -86,8 +86,8 @@ export function turnCarrier(
     // and taking it moved the body between minima from frame to frame.
     if (componentMeetsTargets(plan, c, positions, targets)) {
       if (plan.scratch.holdConfiguration[0] === 0) return used;
-      const moved = largestTurnFromInput(plan, c, orientations);
-      return used + pullTowardInput(plan, c, positions, orientations, targets, moved, budget - used);
+      largestTurnFromInput(plan, c, orientations);
+      return used + pullTowardInput(plan, c, positions, orientations, targets, budget - used);
     }
   }
   restorePose(plan, c, positions, orientations);
