@@ -6,6 +6,7 @@ import { BodyLimits, clamp, DEG, MIN_PERPENDICULAR, perpendicular } from "./body
 import { add, cross, dot, findBodyFrame, normalize, scale, type BodyFrame, type Vec3 } from "./bodyFrame.js";
 import { RANGES } from "./humanoidRanges.js";
 import type { HumanoidRole, HumanoidRoles } from "./humanoidRoles.js";
+import { footShin } from "./footShin.js";
 import { isAncestor } from "./jointTree.js";
 
 const TORSO = ["hips", "spine", "chest", "upperChest", "neck", "head"] as const;
@@ -46,7 +47,19 @@ export function humanoidLimitPreset(
   }
   const body = findBodyFrame(rig, roles);
   if (body === undefined) return presets;
-  const preset = new Preset(rig, roles, body);
+  // A child-less shin whose foot sits at its end (a rig made for Blender's IK) runs toward that foot.
+  const restPose = {
+    positions: rig.restPositions,
+    orientations: rig.restOrientations,
+    up: upOf(options.up) ?? body.up,
+  };
+  const shinEnds = new Map<number, number>();
+  for (const side of ["leftFoot", "rightFoot"] as const) {
+    const foot = roles[side];
+    const shin = foot === undefined ? -1 : footShin(rig, roles, foot, restPose);
+    if (shin >= 0) shinEnds.set(shin, foot!);
+  }
+  const preset = new Preset(rig, roles, body, shinEnds);
 
   for (let i = 1; i < TORSO.length; i++) {
     const j = preset.joint(TORSO[i], TORSO.slice(0, i));
@@ -116,9 +129,27 @@ function upOf(up: Vector3Tuple | undefined): Vec3 | undefined {
 class Preset extends BodyLimits {
   private readonly roles: HumanoidRoles;
 
-  constructor(rig: Rig, roles: HumanoidRoles, body: BodyFrame) {
+  constructor(
+    rig: Rig,
+    roles: HumanoidRoles,
+    body: BodyFrame,
+    private readonly shinEnds: ReadonlyMap<number, number>,
+  ) {
     super(rig, body);
     this.roles = roles;
+  }
+
+  /**
+   * Where the bone runs: for a child-less shin with its foot at its end, toward that foot (the solver's
+   * bone axis continues the thigh there, which would measure the knee's hinge as if the rest pose held the
+   * leg straight: a knee bent at rest could then never straighten).
+   */
+  protected override boneDirection(j: number): Vec3 {
+    const foot = this.shinEnds.get(j);
+    if (foot === undefined) return super.boneDirection(j);
+    const p = this.rig.restPositions;
+    const d: Vec3 = [0, 1, 2].map((k) => p[3 * foot + k] - p[3 * j + k]) as unknown as Vec3;
+    return normalize(d) ?? super.boneDirection(j);
   }
 
   /**

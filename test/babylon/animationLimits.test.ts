@@ -87,15 +87,21 @@ describe.skipIf(noteIfMissing(robot))("limit fitting on RobotExpressive", () => 
     expect(keys.length).toBeGreaterThan(1000);
 
     const worstPreset = new Map<number, { angle: number; clip: string }>();
-    let worstFitted = 0;
+    let worstFitted = 0,
+      worstHinge = 0;
     for (const key of keys) {
-      worstFitted = Math.max(worstFitted, violation(fitted, key).moved);
+      // A hinge that stays one snaps its keys' off-axis part, their float32 rounding (within the fit's
+      // hingeTolerance); every other limit leaves each key exactly as it is.
+      const moved = violation(fitted, key).moved;
+      if (fitted.specs[key.joint]?.hinge !== undefined) worstHinge = Math.max(worstHinge, moved);
+      else worstFitted = Math.max(worstFitted, moved);
       const p = violation(preset, key);
       if (p.moved > 1e-9 && p.angle > (worstPreset.get(key.joint)?.angle ?? 0)) {
         worstPreset.set(key.joint, { angle: p.angle, clip: key.clip });
       }
     }
     expect(worstFitted).toBeLessThan(1e-9);
+    expect(worstHinge, "float32 keys about a hinge's axis").toBeLessThan(1e-5);
     // The preset alone is violated, by a lot: so the check above can fail.
     const largest = Math.max(...[...worstPreset.values()].map((w) => w.angle));
     expect(largest).toBeGreaterThan(20 * DEG);
@@ -112,7 +118,8 @@ describe.skipIf(noteIfMissing(robot))("limit fitting on RobotExpressive", () => 
           `preset ${describeSpec(preset, j)} → fitted ${describeSpec(fitted, j)}`,
       );
     notes.push(
-      `${keys.length} rotation keys; fitted limits move none by more than ${worstFitted.toExponential(1)}`,
+      `${keys.length} rotation keys; fitted limits move none by more than ${worstFitted.toExponential(1)} ` +
+        `(hinges: ${worstHinge.toExponential(1)}, their keys' float32 rounding off the axis)`,
       ...lines,
     );
   });

@@ -216,7 +216,9 @@ describe.skipIf(noteIfMissing(robot))("FootPlacement on RobotExpressive (feet ha
       // Flat steps: the feet keep their animated orientation.
       expect(angleBetween(turnedUp(animated, solved, leg.foot), animated.upModel)).toBeLessThan(1e-9);
     });
-    expect(contact / legLength).toBeLessThan(2e-4);
+    // On its step within the solver's tolerance (the knee, the shin's joint, is its effector; world units).
+    const tolerance = (ik.tolerance * ik.height * worldScale(new PoseReader(ik.rig!)) * 1.001) / legLength;
+    expect(contact / legLength).toBeLessThan(tolerance);
     // The lower leg cannot reach without the hips: they come down, by what the leg needs and no more.
     expect(feet.hipsOffset / legLength).toBeGreaterThan(0.05);
     const body = ik.jointIndex("Body");
@@ -243,12 +245,13 @@ describe.skipIf(noteIfMissing(robot))("FootPlacement on RobotExpressive (feet ha
     const knee =
       2 * Math.atan2(sign * (delta.x * axis[0] + delta.y * axis[1] + delta.z * axis[2]), sign * delta.w);
     const straightest = limits.hinge[2 * lower.shin];
-    expect(Math.min(Math.abs(stretch - 0.95), Math.abs(knee - straightest))).toBeLessThan(1e-6);
+    // (Both as solved: the knee placed within the tolerance.)
+    expect(Math.min(Math.abs(stretch - 0.95), Math.abs(knee - straightest))).toBeLessThan(tolerance);
     notes.push(
       `steps −15 % / +5 % of a leg: feet ${(contact * 1000).toFixed(3)} mm off their steps, hips lowered ` +
         `${((feet.hipsOffset / legLength) * 100).toFixed(2)} % of a leg (${(feet.hipsOffset * 100).toFixed(2)} cm): the lower ` +
-        `leg stretched to ${(stretch * 100).toFixed(2)} % of its length, its knee ${(knee / DEGREES).toFixed(3)}° from straight ` +
-        `(its hinge stops at ${(straightest / DEGREES).toFixed(1)}°)`,
+        `leg stretched to ${(stretch * 100).toFixed(2)} % of its length, its knee ${(knee / DEGREES).toFixed(3)}° from its rest bend ` +
+        `(straight at ${(straightest / DEGREES).toFixed(1)}°)`,
     );
     feet.dispose();
   });

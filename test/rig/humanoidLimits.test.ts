@@ -165,8 +165,11 @@ function limbRoles(s: Subject, part: string): [number, number] {
 }
 
 /** Where the tip of joint j's bone moves (a unit-length bone) when the joint turns by r. */
-function tipMotion(s: Subject, j: number, r: Q): { before: V; after: V; moved: V } {
-  const before = boneDirection(s, j);
+function tipMotion(s: Subject, j: number, r: Q, toward?: number): { before: V; after: V; moved: V } {
+  const before =
+    toward === undefined
+      ? boneDirection(s, j)
+      : unit(sub(slice3(s.rig.restPositions, toward), slice3(s.rig.restPositions, j)));
   const after = rotate(r, before);
   return { before, after, moved: sub(after, before) };
 }
@@ -177,19 +180,22 @@ const INSIDE = 1e-9;
 function expectKneesFoldBack(s: Subject): void {
   const { forward, up } = s.facing;
   const moves: V[] = [];
-  for (const knee of limbRoles(s, "LowerLeg")) {
+  const [leftFoot, rightFoot] = limbRoles(s, "Foot");
+  for (const [i, knee] of limbRoles(s, "LowerLeg").entries()) {
     const hinge = s.preset.get(knee)?.hinge;
     expect(hinge, "knee hinge").toBeDefined();
+    // The shin runs from the knee to the ankle (a child-less shin too, its foot under the root at its end).
+    const ankle = i === 0 ? leftFoot : rightFoot;
     // Fully folded, the ankle has gone back and up: the heel toward the buttocks.
     const folded = hingeTurn(s, knee, hinge!.max - INSIDE);
     expect(turn(s, knee, folded).changed).toBe(false);
-    const { moved } = tipMotion(s, knee, folded);
+    const { moved } = tipMotion(s, knee, folded, ankle);
     expect(dot(moved, forward)).toBeLessThan(0);
     expect(dot(moved, up)).toBeGreaterThan(0);
     moves.push(unit(moved));
     // A right angle past straight puts the shin behind the knee.
     const square = hingeTurn(s, knee, hinge!.min + 90 * DEG);
-    expect(dot(tipMotion(s, knee, square).after, forward)).toBeLessThan(-0.7);
+    expect(dot(tipMotion(s, knee, square, ankle).after, forward)).toBeLessThan(-0.7);
     // Past full flexion, and bending the wrong way past straight, are both clamped.
     expect(turn(s, knee, hingeTurn(s, knee, hinge!.max + 10 * DEG)).changed).toBe(true);
     expect(turn(s, knee, hingeTurn(s, knee, hinge!.min - 10 * DEG)).changed).toBe(true);
