@@ -1,3 +1,6 @@
+import type { TrackedBodyRig } from "./trackedBodyRig.js";
+import { DT, GROUND_LEVEL } from "./trackedSlots.js";
+
 /*
  * TrackedSteps' state (one Float64Array): each foot's slots, then the slots both feet share, and the measure
  * taken on it. Its own file so that the flight (trackedFlight.ts) works on the same state.
@@ -60,7 +63,10 @@ export const HIPS_HEIGHT = TAKE_OFF_HIPS + 3;
 export const CLIMB = HIPS_HEIGHT + 1;
 export const FELL = CLIMB + 1;
 export const STILL = FELL + 1;
-export const STATE_SIZE = STILL + 1;
+/** Seconds the hips have rested upright, and what it does to a planted foot's call to step (see `rest`). */
+export const RESTING = STILL + 1;
+export const SETTLE = RESTING + 1;
+export const STATE_SIZE = SETTLE + 1;
 
 /*
  * Distances go into s[RESULT] rather than being returned: a double returned from a call V8 does not inline is
@@ -74,4 +80,25 @@ export function horizontal(s: Float64Array, a: number, b: number): void {
     z = s[a + 2] - s[b + 2];
   const u = x * s[UP] + y * s[UP + 1] + z * s[UP + 2];
   s[RESULT] = Math.sqrt(Math.max(0, x * x + y * y + z * z - u * u));
+}
+
+/** Hips slower than this (leg lengths a second), within `UPRIGHT` leg lengths of standing height, rest. */
+const REST_SPEED = 0.1;
+const UPRIGHT = 0.1;
+/** Seconds of rest after which a planted foot this share of `stepDistance` from its place steps back to it. */
+const SETTLE_TIME = 0.5;
+const SETTLE_SHARE = 0.4;
+
+/**
+ * A body that stops walking with its feet apart (a stride's length, fore and aft) stands lower than it stood:
+ * each leg reaches out to its foot. Once the hips (`s[SPEED]`, `s[HIPS_HEIGHT]` as placed this frame) have
+ * rested upright `SETTLE_TIME`, `s[SETTLE]` is the factor a planted foot's distance from its place (a share of
+ * `stepDistance`) is scaled by in the call to step: a foot `SETTLE_SHARE` of the way steps back under the hips,
+ * as a person brings the trailing foot up. Down in a crouch or a bow it stays 0: the feet stay planted.
+ */
+export function rest(s: Float64Array, v: Float64Array, body: TrackedBodyRig): void {
+  const leg = body.legLength;
+  const upright = s[HIPS_HEIGHT] - v[GROUND_LEVEL] - body.standHips > -UPRIGHT * leg;
+  s[RESTING] = s[SPEED] < REST_SPEED * leg && upright ? s[RESTING] + v[DT] : 0;
+  s[SETTLE] = s[RESTING] > SETTLE_TIME ? 1 / SETTLE_SHARE : 0;
 }

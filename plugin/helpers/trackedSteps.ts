@@ -30,7 +30,9 @@ import {
   POS,
   RANGE,
   RESULT,
+  rest,
   horizontal,
+  SETTLE,
   SHIFT,
   SPEED,
   STATE_SIZE,
@@ -52,20 +54,17 @@ import { DT, FLOOR, GROUND_LEVEL, HEAD, HEADING, HIPS_POS, LEFT } from "./tracke
 const SPEED_SMOOTHING = 0.1;
 /** A step lands ahead of its place by the body's velocity over this fraction of the step's duration. */
 const LEAD = 1;
+/** ... but never more than this many leg lengths ahead. */
+const MOST_LEAD = 0.4;
 /**
  * A planted foot steps when its leg would have to stretch this much beyond its standing span (a fraction of
  * it) to reach the hips standing under the head as at rest: walking up a slope the head rises ahead of the
  * feet, and a foot left below holds the hips, and the head with them, down.
  */
 const STEP_STRETCH = 0.05;
-/** ... but never more than this many leg lengths ahead. */
-const MOST_LEAD = 0.4;
 /** A step's target that moves this many leg lengths from where its ground was cast casts again. */
 const RECAST = 0.1;
-/**
- * Ground under the toes higher than this many leg lengths above the ground under the ankle is a step's edge
- * under the sole: the foot lands further on, on the step.
- */
+/** Ground this many leg lengths higher under the toes than under the ankle is a step's edge: land on the step. */
 const EDGE = 0.01;
 
 /**
@@ -198,6 +197,7 @@ export class TrackedSteps {
       else this._carry(i, frame);
     }
     for (let i = 0; i < 2; i++) pivotFoot(s, i * FOOT_SIZE + DIR, UP, v);
+    rest(s, v, body);
     if (s[STEPPING] === 1 || s[FOOT_SIZE + STEPPING] === 1) return;
     // Both planted: the foot furthest from its place (or turned furthest from the heading) steps, if either must.
     let best = -1,
@@ -211,7 +211,8 @@ export class TrackedSteps {
       const turn = Math.acos(Math.min(1, Math.max(-1, along)));
       legStretch(s, b + POS, TMP, UP, RESULT, v, this._body, i);
       // A foot whose ground mesh is gone steps (down to what is below).
-      const score = Math.max(off, turn / settings.stepTurn, s[RESULT] / STEP_STRETCH, 2 * s[b + BARE]);
+      const far = s[SETTLE] > 1 ? off * s[SETTLE] : off;
+      const score = Math.max(far, turn / settings.stepTurn, s[RESULT] / STEP_STRETCH, 2 * s[b + BARE]);
       if (score > worst) {
         worst = score;
         best = i;
