@@ -1,11 +1,9 @@
 import { Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { FabrikBehavior } from "../../plugin/babylon/fabrikBehavior.js";
 import { PoseReader } from "../../plugin/babylon/poseReader.js";
-import { TrackedBody } from "../../plugin/helpers/trackedBody.js";
 import { invertedKnees } from "../bench/trackedClips.js";
-import { characterNamed, loadCharacter, noteIfMissing, OWN_CHARACTERS } from "../babylon/characters.js";
-import { bodyDirections, finite } from "./trackedBodyHarness.js";
+import { characterNamed, noteIfMissing, OWN_CHARACTERS } from "../babylon/characters.js";
+import { bodyDirections, finite, trackedCharacter } from "./trackedBodyHarness.js";
 
 /*
  * Down to the floor and back up: the head, from standing, crouches straight down, then goes back and down to
@@ -68,14 +66,9 @@ describe("TrackedBody: down to the floor and back up", () => {
     "%s: the pelvis never under the ground, legs above it, knees not inverted, feet planted again",
     async (_, character) => {
       if (noteIfMissing(character)) return;
-      const loaded = await loadCharacter(character);
+      const { loaded, ik, body } = await trackedCharacter(character);
       try {
         const scene = loaded.scene;
-        const ik = new FabrikBehavior();
-        loaded.root.addBehavior(ik, true);
-        for (const g of scene.animationGroups) g.stop();
-        scene.render();
-        const body = new TrackedBody(ik, { autoUpdate: false });
         // The head alone: the floor is the hips' and legs' (the arms keep their animation, here the rest pose).
         body.leftHand.weight = body.rightHand.weight = 0;
         const reader = new PoseReader(ik.rig!);

@@ -1,10 +1,8 @@
 import { Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { FabrikBehavior } from "../../plugin/babylon/fabrikBehavior.js";
 import { PoseReader } from "../../plugin/babylon/poseReader.js";
-import { TrackedBody } from "../../plugin/helpers/trackedBody.js";
-import { characterNamed, loadCharacter, noteIfMissing, OWN_CHARACTERS } from "../babylon/characters.js";
-import { bodyDirections, finite } from "./trackedBodyHarness.js";
+import { characterNamed, noteIfMissing, OWN_CHARACTERS } from "../babylon/characters.js";
+import { bodyDirections, finite, trackedCharacter } from "./trackedBodyHarness.js";
 
 /*
  * TrackedBody at default settings on every humanoid at hand, the project's own and the third-party ones it was
@@ -55,14 +53,9 @@ describe("TrackedBody on every humanoid, at default settings", () => {
     "%s: stands, crouches, walks and stops, turns: trackers met, feet planted, knees forward",
     async (name, character) => {
       if (noteIfMissing(character)) return;
-      const loaded = await loadCharacter(character);
+      const { loaded, ik, body } = await trackedCharacter(character);
       try {
         const scene = loaded.scene;
-        const ik = new FabrikBehavior();
-        loaded.root.addBehavior(ik, true);
-        for (const g of scene.animationGroups) g.stop();
-        scene.render();
-        const body = new TrackedBody(ik, { autoUpdate: false });
         const reader = new PoseReader(ik.rig!);
         const j = (role: string) => ik.jointIndex(role);
         const joints = ik.rig!.jointCount;

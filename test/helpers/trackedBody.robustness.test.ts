@@ -10,6 +10,7 @@ import {
   finite,
   mannequin,
   pitch,
+  trackedCharacter,
   TrackedRig,
   yaw,
   type Pose3,
@@ -362,13 +363,8 @@ describe("TrackedBody on other humanoids", () => {
     "%s: the head on its tracker standing and crouched, knees forward, nothing NaN",
     async (_, character) => {
       if (noteIfMissing(character)) return;
-      const loaded = await loadCharacter(character);
+      const { loaded, ik, body } = await trackedCharacter(character);
       try {
-        const ik = new FabrikBehavior();
-        loaded.root.addBehavior(ik, true);
-        for (const g of loaded.scene.animationGroups) g.stop();
-        loaded.scene.render();
-        const body = new TrackedBody(ik, { autoUpdate: false });
         body.leftHand.weight = body.rightHand.weight = 0;
         const reader = new PoseReader(ik.rig!);
         reader.read();

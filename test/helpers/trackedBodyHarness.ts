@@ -1,11 +1,11 @@
 // Shared pieces for the TrackedBody tests (not a test file): the mannequin standing in its rest pose, trackers
 // written per frame, frames run by hand, and measurements of the pose solved in the frame.
 import { Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
-import type { FabrikBehavior } from "../../plugin/babylon/fabrikBehavior.js";
+import { FabrikBehavior } from "../../plugin/babylon/fabrikBehavior.js";
 import { PoseReader } from "../../plugin/babylon/poseReader.js";
 import { TrackedBody } from "../../plugin/helpers/trackedBody.js";
 import type { TrackedBodyOptions } from "../../plugin/helpers/trackedBodyOptions.js";
-import { OWN_CHARACTERS, loadCharacter, type Loaded } from "../babylon/characters.js";
+import { OWN_CHARACTERS, loadCharacter, type Character, type Loaded } from "../babylon/characters.js";
 import { attach } from "../babylon/fabrikHarness.js";
 
 export const mannequin = OWN_CHARACTERS.find((c) => c.folder === "mannequin")!;
@@ -105,6 +105,21 @@ export class TrackedRig {
   dispose(): void {
     this.loaded.engine.dispose();
   }
+}
+
+/**
+ * `character` loaded with the behavior at default settings, its animations stopped (the rest pose is the
+ * animated pose) and a TrackedBody updated by hand. Dispose `loaded.engine` when done.
+ */
+export async function trackedCharacter(
+  character: Character,
+): Promise<{ loaded: Loaded; ik: FabrikBehavior; body: TrackedBody }> {
+  const loaded = await loadCharacter(character);
+  const ik = new FabrikBehavior();
+  loaded.root.addBehavior(ik, true);
+  for (const g of loaded.scene.animationGroups) g.stop();
+  loaded.scene.render();
+  return { loaded, ik, body: new TrackedBody(ik, { autoUpdate: false }) };
 }
 
 export function finite(world: Vector3[]): boolean {
