@@ -155,14 +155,16 @@ export class TrackedBodyRig {
       (p[3 * j + 2] - (from < 0 ? 0 : p[3 * from + 2])) * f[axis + 2];
     const dist = (a: number, b: number): number =>
       Math.hypot(p[3 * a] - p[3 * b], p[3 * a + 1] - p[3 * b + 1], p[3 * a + 2] - p[3 * b + 2]);
-    const legL = roles.leftUpperLeg!,
-      legR = roles.rightUpperLeg!;
-    const legLength = (dist(legL, roles.leftLowerLeg!) + dist(roles.leftLowerLeg!, roles.leftFoot!)) / 2;
+    let legs = 0;
+    for (const s of this.sides) legs += dist(s.upperLeg, s.lowerLeg) + dist(s.lowerLeg, s.foot);
+    this.legLength = legs / 2;
+    const legL = this.sides[0].upperLeg,
+      legR = this.sides[1].upperLeg;
     // The pelvis: the hips joint, or the hip joints' midpoint where the hips joint lies far below them (a
     // root bone on the ground that carries the legs and the spine, as Quaternius' rigs have).
     const pelvis = Float64Array.from(p.subarray(3 * hips, 3 * hips + 3));
     const below = (along(legL, 3, hips) + along(legR, 3, hips)) / 2;
-    this.pelvisApart = below > PELVIS_APART * legLength;
+    this.pelvisApart = below > PELVIS_APART * this.legLength;
     if (this.pelvisApart) for (let k = 0; k < 3; k++) pelvis[k] = (p[3 * legL + k] + p[3 * legR + k]) / 2;
     // Measured from the pelvis (the hips joint itself on most rigs: the same numbers).
     const fromPelvis = (j: number, axis: number): number =>
@@ -190,8 +192,7 @@ export class TrackedBodyRig {
     quatRotate(this.spineBase, 0, unturn, 0, this.spineBase, 0);
     for (let k = 0; k < 3; k++) this.pelvis[k] = pelvis[k] - p[3 * hips + k];
     quatRotate(this.pelvis, 0, unturn, 0, this.pelvis, 0);
-    let legs = 0,
-      arms = 0;
+    let arms = 0;
     const r = rig.restOrientations;
     this.rest.set(r.subarray(4 * hips, 4 * hips + 4), 0);
     this.rest.set(r.subarray(4 * head, 4 * head + 4), 4);
@@ -202,7 +203,6 @@ export class TrackedBodyRig {
         this.hipFromHips[3 * i + k] = fromPelvis(s.upperLeg, 3 * k);
       }
       this.footHeight[i] = along(s.foot, 3, -1);
-      legs += dist(s.upperLeg, s.lowerLeg) + dist(s.lowerLeg, s.foot);
       arms += dist(s.upperArm, s.lowerArm) + dist(s.lowerArm, s.hand);
       this.rest.set(r.subarray(4 * s.hand, 4 * s.hand + 4), 8 + 4 * i);
       this.rest.set(r.subarray(4 * s.foot, 4 * s.foot + 4), 16 + 4 * i);
@@ -220,7 +220,6 @@ export class TrackedBodyRig {
       scratch.set(this.handAxes.subarray(6 * i, 6 * i + 6), 0);
       this.handFramed[i] = frameQuaternion(this.restFrames, 4 + 4 * i, scratch, 0, 3, 6) ? 1 : 0;
     }
-    this.legLength = legs / 2;
     this.armLength = arms / 2;
     this.shoulderDrop =
       this.standHead - (along(this.sides[0].upperArm, 3, -1) + along(this.sides[1].upperArm, 3, -1)) / 2;

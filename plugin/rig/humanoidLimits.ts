@@ -3,7 +3,17 @@
 import type { JointLimitSpec, TwistLimitSpec, Vector3Tuple } from "../solver/limits.js";
 import type { Rig } from "../solver/rig.js";
 import { BodyLimits, clamp, DEG, MIN_PERPENDICULAR, perpendicular } from "./bodyLimits.js";
-import { add, cross, dot, findBodyFrame, normalize, scale, type BodyFrame, type Vec3 } from "./bodyFrame.js";
+import {
+  add,
+  cross,
+  dot,
+  findBodyFrame,
+  normalize,
+  scale,
+  sub,
+  type BodyFrame,
+  type Vec3,
+} from "./bodyFrame.js";
 import { RANGES } from "./humanoidRanges.js";
 import type { HumanoidRole, HumanoidRoles } from "./humanoidRoles.js";
 import { footShin } from "./footShin.js";
@@ -147,9 +157,7 @@ class Preset extends BodyLimits {
   protected override boneDirection(j: number): Vec3 {
     const foot = this.shinEnds.get(j);
     if (foot === undefined) return super.boneDirection(j);
-    const p = this.rig.restPositions;
-    const d: Vec3 = [0, 1, 2].map((k) => p[3 * foot + k] - p[3 * j + k]) as unknown as Vec3;
-    return normalize(d) ?? super.boneDirection(j);
+    return normalize(sub(this.position(foot), this.position(j))) ?? super.boneDirection(j);
   }
 
   /**
