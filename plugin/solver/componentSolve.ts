@@ -84,7 +84,7 @@ export function solveComponent(
   if (
     oriented &&
     maxIterations >= 2 &&
-    turnsOneBone(plan, c) &&
+    turnsOneBone(plan, c, true) &&
     plainGivesUp(plan, c, positions, targets) === 0 &&
     aimOneBone(plan, c, positions, orientations, targets, true)
   )
@@ -147,7 +147,7 @@ export function solveComponent(
     if (
       maxIterations - plain >= 2 &&
       tolerance > 0 &&
-      turnsOneBone(plan, c) &&
+      turnsOneBone(plan, c, false) &&
       aimOneBone(plan, c, positions, orientations, targets, false)
     )
       return plain + 2;

@@ -33,10 +33,13 @@ const DELTA = 0;
 const LIMIT = 4;
 
 /**
- * True when component c turns one bone whose end is its only effector, with no pole, no stretch, no hinge
- * and no continuum section: what {@link aimOneBone} answers.
+ * True when component c turns one bone whose end is its only effector, with no pole, no stretch and no
+ * continuum section: what {@link aimOneBone} answers. A hinge at the bone's end (a knee below a thigh) is
+ * carried by the aim unchanged, so it is no obstacle to an aim that must meet the target (`mustMeet`, then
+ * checked against the limits); an aim that only comes near stands for the oriented passes' answer, which a
+ * hinge sends elsewhere.
  */
-export function turnsOneBone(plan: SolvePlan, c: number): boolean {
+export function turnsOneBone(plan: SolvePlan, c: number, mustMeet: boolean): boolean {
   const start = plan.componentStart[c];
   if (plan.componentStart[c + 1] - start !== 1 || !plan.componentIsPath[c]) return false;
   if (plan.rotatingStart[c + 1] - plan.rotatingStart[c] !== 1) return false;
@@ -46,7 +49,7 @@ export function turnsOneBone(plan: SolvePlan, c: number): boolean {
   const j = plan.activeJoints[start];
   if (plan.effectorHasPole[e] || plan.effectorJoints[e] !== j) return false;
   const flags = plan.scratch.flags;
-  if (flags[j] & (LIMIT_STRETCH | LIMIT_HINGE)) return false;
+  if (flags[j] & (mustMeet ? LIMIT_STRETCH : LIMIT_STRETCH | LIMIT_HINGE)) return false;
   if (flags[plan.componentBase[c]] & LIMIT_HINGE & LIMIT_ROTATION) return false;
   return !hasContinuumSections(plan, c);
 }

@@ -216,9 +216,7 @@ describe.skipIf(noteIfMissing(robot))("FootPlacement on RobotExpressive (feet ha
       // Flat steps: the feet keep their animated orientation.
       expect(angleBetween(turnedUp(animated, solved, leg.foot), animated.upModel)).toBeLessThan(1e-9);
     });
-    // On its step within the solver's tolerance (the knee, the shin's joint, is its effector; world units).
-    const tolerance = (ik.tolerance * ik.height * worldScale(new PoseReader(ik.rig!)) * 1.001) / legLength;
-    expect(contact / legLength).toBeLessThan(tolerance);
+    expect(contact / legLength).toBeLessThan(2e-4);
     // The lower leg cannot reach without the hips: they come down, by what the leg needs and no more.
     expect(feet.hipsOffset / legLength).toBeGreaterThan(0.05);
     const body = ik.jointIndex("Body");
@@ -245,8 +243,7 @@ describe.skipIf(noteIfMissing(robot))("FootPlacement on RobotExpressive (feet ha
     const knee =
       2 * Math.atan2(sign * (delta.x * axis[0] + delta.y * axis[1] + delta.z * axis[2]), sign * delta.w);
     const straightest = limits.hinge[2 * lower.shin];
-    // (Both as solved: the knee placed within the tolerance.)
-    expect(Math.min(Math.abs(stretch - 0.95), Math.abs(knee - straightest))).toBeLessThan(tolerance);
+    expect(Math.min(Math.abs(stretch - 0.95), Math.abs(knee - straightest))).toBeLessThan(1e-6);
     notes.push(
       `steps −15 % / +5 % of a leg: feet ${(contact * 1000).toFixed(3)} mm off their steps, hips lowered ` +
         `${((feet.hipsOffset / legLength) * 100).toFixed(2)} % of a leg (${(feet.hipsOffset * 100).toFixed(2)} cm): the lower ` +
