@@ -101,3 +101,58 @@ describe("a two-bone arm whose elbow is a hinge", () => {
     expect(oneIteration).toBe(n);
   });
 });
+
+/** Joint j's rotation relative to joint p's, from model-space orientations (x, y, z, w). */
+function local(o: Float64Array, p: number, j: number): number[] {
+  const [ax, ay, az, aw] = [-o[4 * p], -o[4 * p + 1], -o[4 * p + 2], o[4 * p + 3]];
+  const [bx, by, bz, bw] = [o[4 * j], o[4 * j + 1], o[4 * j + 2], o[4 * j + 3]];
+  return [
+    aw * bx + ax * bw + ay * bz - az * by,
+    aw * by - ax * bz + ay * bw + az * bx,
+    aw * bz + ax * by - ay * bx + az * bw,
+    aw * bw - ax * bx - ay * by - az * bz,
+  ];
+}
+
+describe("a thigh turned on chainLength 1 above a hinged knee", () => {
+  // Hip, thigh joint, knee and ankle down -Y (a leg at rest); the knee bent 20° about +X, within its hinge.
+  const rig = createRig({
+    parents: [-1, 0, 1, 2],
+    restPositions: [0, 0, 0, 0.1, -0.05, 0, 0.1, -0.5, 0, 0.1, -0.9, -0.14],
+    names: ["pelvis", "thigh", "knee", "ankle"],
+  });
+  const limits = createJointLimits(rig);
+  setJointLimit(limits, 1, {
+    swing: { up: 1.2, right: 0.8, down: 0.5, left: 0.4 },
+    twist: { min: -0.6, max: 0.6 },
+  });
+  setJointLimit(limits, 2, { hinge: { axis: [1, 0, 0], min: -0.35, max: 2.3 } });
+  const plan = compilePlan(rig, { effectors: [{ joint: "knee", chainLength: 1 }], limits });
+
+  it.each([false, true])(
+    "meets a target the thigh reaches within its limits in one iteration, exactly, the knee's bend carried (tracking: %s)",
+    (tracking) => {
+      const thighLength = Math.hypot(0, 0.45, 0);
+      for (let i = 0; i < 100; i++) {
+        // The knee turned about the thigh joint by up to 0.35 rad (inside every side of the cone, no twist).
+        const a = (2 * Math.PI * i) / 100,
+          t = 0.05 + (0.3 * ((i * 37) % 100)) / 100;
+        const dx = Math.sin(t) * Math.cos(a),
+          dz = Math.sin(t) * Math.sin(a),
+          dy = -Math.cos(t);
+        const target = Float64Array.of(0.1 + thighLength * dx, -0.05 + thighLength * dy, thighLength * dz);
+        const pose = createPose(rig);
+        const kneeBefore = local(pose.orientations, 1, 2);
+        const report = solvePlan(plan, pose, target, { tolerance: 1e-4, maxIterations: 20, tracking });
+        expect(report.converged).toBe(true);
+        expect(report.iterations).toBe(1);
+        expect(report.residuals[0]).toBeLessThan(1e-12);
+        // The knee's rotation relative to the thigh is the one it came with: its hinge bend is carried.
+        const kneeAfter = local(pose.orientations, 1, 2);
+        const dot = kneeBefore.reduce((sum, v, k) => sum + v * kneeAfter[k], 0);
+        expect(2 * Math.acos(Math.min(1, Math.abs(dot)))).toBeLessThan(1e-7);
+        expect(report.onLimit[1]).toBe(0);
+      }
+    },
+  );
+});
