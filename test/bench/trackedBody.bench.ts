@@ -12,7 +12,7 @@ import {
   trackersOf,
   turnInModel,
 } from "./trackedClips.js";
-import { trackedTable, type Row } from "./trackedRows.js";
+import { trackedJoints, trackedTable, type Row } from "./trackedRows.js";
 
 /*
  * Issue 21's reconstruction benchmark. For each humanoid clip of assets/ and ../shared/assets, the head and hand
@@ -67,6 +67,8 @@ const MOST_FRAMES = 240;
  * jump, dance, run, sit and fall: clips TrackedBody was not tuned on).
  */
 const ALL_CLIPS = process.env.TRACKED_ALL_CLIPS === "1";
+/** TRACKED_JOINTS=1 prints, after the table, each clip's mean error per joint and the hips' mean offset. */
+const JOINTS = process.env.TRACKED_JOINTS === "1";
 /** TRACKED_ONLY=text replays only the clips whose "character clip" name contains it (e.g. "Robot Wave"). */
 const ONLY = process.env.TRACKED_ONLY ?? "";
 
@@ -193,6 +195,8 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
       micros = 0,
       finite = true;
     const driven: Vector3[][] = [];
+    const jointError = new Float64Array(measured.length);
+    const hipsOffset = new Float64Array(3);
     const feet = [roles.leftFoot!, roles.rightFoot!].map((k) => measured.indexOf(k));
     const m = reader.modelToWorld;
     // 1 cm (scaled to 1.75 m) in model units.
@@ -237,6 +241,7 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
           rot.baseUpper += rb;
         }
         const e = now[k].subtract(rec.joints[f][k]).length() * scale;
+        jointError[k] += e;
         const base = rest[k].subtract(restHead).applyRotationQuaternion(turn).add(rec.head[f].position);
         const eb = base.subtract(rec.joints[f][k]).length() * scale;
         whole += e;
@@ -245,6 +250,15 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
           upper += e;
           baseUpper += eb;
         }
+      }
+      if (measured[0] === roles.hips) {
+        // The hips' offset from the clip's in the head's heading: forward, up, and up × forward.
+        const d = now[0].subtract(rec.joints[f][0]).scale(scale);
+        const fx = Math.sin(yaw),
+          fz = Math.cos(yaw);
+        hipsOffset[0] += d.x * fx + d.z * fz;
+        hipsOffset[1] += d.y;
+        hipsOffset[2] += d.x * fz - d.z * fx;
       }
       inverted += knees(reader.positions, reader.orientations);
       clipInverted += knees(rec.positions[f], rec.rotations[f]);
@@ -335,6 +349,10 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
       finite,
       inverted,
       clipInverted,
+      hipsOffset: Array.from(hipsOffset, (x) => (100 * x) / frames),
+      joints: measured
+        .map((j, k) => `${ik.rig!.names[j]} ${((100 * jointError[k]) / frames).toFixed(1)}`)
+        .join(", "),
     };
   } finally {
     loaded.engine.dispose();
@@ -360,6 +378,7 @@ process.stdout.write(
     `machine: ${machineName()}`,
     `TrackedBody (collarbones: ${COLLARBONES}, handsTurn: ${HANDS_TURN}) driven by the clip's head and hands (animation off), against the clip; cm scaled to 1.75 m`,
     trackedTable(rows),
+    ...(JOINTS ? rows.map(trackedJoints) : []),
     missing.length > 0 ? `missing (../shared/assets): ${missing.join(", ")}` : "",
     "",
   ].join("\n"),

@@ -37,6 +37,16 @@ export interface Row {
   /** Legs × frames with a knee inverted (see `invertedKnees` in trackedClips.ts), and the clip's own count. */
   readonly inverted: number;
   readonly clipInverted: number;
+  /** The hips' mean offset from the clip's (cm): along the head's heading, up, and up × heading. */
+  readonly hipsOffset: readonly number[];
+  /** Each measured joint's mean position error (cm), "name error, …". */
+  readonly joints: string;
+}
+
+/** One clip's per-joint errors and the hips' mean offset, on one line. */
+export function trackedJoints(row: Row): string {
+  const [forward, up, side] = row.hipsOffset.map(f1);
+  return `${row.name}: hips off the clip's by ${forward} forward, ${up} up, ${side} side (mean cm); ${row.joints}`;
 }
 
 const f1 = (x: number) => x.toFixed(1);
