@@ -92,13 +92,14 @@ const SETTLE_SHARE = 0.4;
 /**
  * A body that stops walking with its feet apart (a stride's length, fore and aft) stands lower than it stood:
  * each leg reaches out to its foot. Once the hips (`s[SPEED]`, `s[HIPS_HEIGHT]` as placed this frame) have
- * rested upright `SETTLE_TIME`, `s[SETTLE]` is the factor a planted foot's distance from its place (a share of
- * `stepDistance`) is scaled by in the call to step: a foot `SETTLE_SHARE` of the way steps back under the hips,
- * as a person brings the trailing foot up. Down in a crouch or a bow it stays 0: the feet stay planted.
+ * rested upright `SETTLE_TIME`, `s[SETTLE]`, the factor a planted foot's distance from its place (a share of
+ * `stepDistance`) is scaled by in the call to step, goes from 1 to 1 / `SETTLE_SHARE`: a foot `SETTLE_SHARE`
+ * of the way steps back under the hips, as a person brings the trailing foot up. Down in a crouch or a bow it
+ * stays 1: the feet stay planted.
  */
 export function rest(s: Float64Array, v: Float64Array, body: TrackedBodyRig): void {
   const leg = body.legLength;
   const upright = s[HIPS_HEIGHT] - v[GROUND_LEVEL] - body.standHips > -UPRIGHT * leg;
   s[RESTING] = s[SPEED] < REST_SPEED * leg && upright ? s[RESTING] + v[DT] : 0;
-  s[SETTLE] = s[RESTING] > SETTLE_TIME ? 1 / SETTLE_SHARE : 0;
+  s[SETTLE] = s[RESTING] > SETTLE_TIME ? 1 / SETTLE_SHARE : 1;
 }

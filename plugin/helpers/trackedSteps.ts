@@ -205,14 +205,14 @@ export class TrackedSteps {
     for (let i = 0; i < 2; i++) {
       const b = i * FOOT_SIZE;
       horizontal(s, b + POS, b + WANT);
-      const off = s[RESULT] / (settings.stepDistance * leg);
+      // How far it is from its place, in steps (further after a rest: `rest` in trackedStepState.ts).
+      const off = (s[RESULT] / (settings.stepDistance * leg)) * s[SETTLE];
       const along =
         s[b + DIR] * v[HEADING] + s[b + DIR + 1] * v[HEADING + 1] + s[b + DIR + 2] * v[HEADING + 2];
       const turn = Math.acos(Math.min(1, Math.max(-1, along)));
       legStretch(s, b + POS, TMP, UP, RESULT, v, this._body, i);
       // A foot whose ground mesh is gone steps (down to what is below).
-      const far = s[SETTLE] > 1 ? off * s[SETTLE] : off;
-      const score = Math.max(far, turn / settings.stepTurn, s[RESULT] / STEP_STRETCH, 2 * s[b + BARE]);
+      const score = Math.max(off, turn / settings.stepTurn, s[RESULT] / STEP_STRETCH, 2 * s[b + BARE]);
       if (score > worst) {
         worst = score;
         best = i;

@@ -57,11 +57,12 @@ export function humanoidLimitPreset(
   }
   const body = findBodyFrame(rig, roles);
   if (body === undefined) return presets;
+  const up = upOf(options.up) ?? body.up;
   // A child-less shin whose foot sits at its end (a rig made for Blender's IK) runs toward that foot.
   const restPose = {
     positions: rig.restPositions,
     orientations: rig.restOrientations,
-    up: upOf(options.up) ?? body.up,
+    up,
   };
   const shinEnds = new Map<number, number>();
   for (const side of ["leftFoot", "rightFoot"] as const) {
@@ -84,7 +85,7 @@ export function humanoidLimitPreset(
     // Outward from the midline on this side: the character's left for left limbs.
     const out = side === "left" ? body.left : scale(body.left, -1);
 
-    if (!armsAreLegs(rig, roles, upOf(options.up) ?? body.up)) {
+    if (!armsAreLegs(rig, roles, up)) {
       const shoulder = preset.joint(arm[0], []);
       if (shoulder !== undefined) presets.set(shoulder, preset.clavicle(shoulder, out));
       const upperArm = preset.joint(arm[1], arm.slice(0, 1));
