@@ -111,6 +111,11 @@ export class CharacterPipeline {
     this.pose.restore();
   }
 
+  /** The next frame starts from its animation (FabrikBehavior.resetContinuity). */
+  resetContinuity(): void {
+    this._targets?.blend.continuity.reset();
+  }
+
   /** Before a lockstep step: like {@link restore}, where the animation has not written the joint since. */
   restoreUntouched(): void {
     this.pose.restoreUntouched();

@@ -89,8 +89,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
    * the targets are read. Observers see this frame's pose (the joint nodes still hold the animation; nothing
    * is written before the solve) and whatever they do to targets and weights (move a target node,
    * `setTarget`, {@link setTargetWeight}, `removeTarget`) or to the frame's pose is used by this frame's solve.
-   * Not fired while the behavior is disabled, at weight 0, without targets, or when the model root's matrix
-   * cannot be inverted.
+   * Not fired while disabled, at weight 0, without targets, or when the model root's matrix cannot be inverted.
    */
   readonly onBeforeSolveObservable: Observable<FabrikFrame> = new WatchedObservable(this, WATCHED_PRESOLVE);
   /** Fired at the end of {@link attach}, the rig ready: tools (`installFabrikInspector`) set up here. */
@@ -165,19 +164,17 @@ export class FabrikBehavior implements Behavior<TransformNode> {
   }
 
   /**
-   * The joint limits the solver uses, shared by every plan: edit them with {@link setLimit}. Characters with
-   * identical limits (copies of one model) share one set, which refuses edits made with `setJointLimit`;
-   * `setLimit` gives this behavior a copy of its own first, so this getter may then return another object.
+   * The joint limits every plan uses; edit them with {@link setLimit}. Copies of one model share one set, which
+   * refuses `setJointLimit`; `setLimit` first gives this behavior a copy (this getter then returns the copy).
    */
   get limits(): JointLimits | null {
     return this._character?.limits ?? null;
   }
 
   /**
-   * The character's height in model space, the unit of `tolerance`: how far its body joints reach along up
-   * in the rest pose (joints that carry skin weights or meshes: IK-control and pole bones, arm span and tails
-   * held out behind do not count). A body lying flat (a snake stretched out) takes a quarter of its longest
-   * extent instead. 1 before attach.
+   * The character's height in model space, the unit of `tolerance`: how far its body joints (those carrying
+   * skin or meshes; not IK-control and pole bones, arm span or tails held out) reach along up in the rest pose.
+   * A body lying flat (a snake stretched out) takes a quarter of its longest extent. 1 before attach.
    */
   get height(): number {
     return this._character?.height ?? 1;
@@ -242,9 +239,8 @@ export class FabrikBehavior implements Behavior<TransformNode> {
   }
 
   /**
-   * The joint index of a bone name (or glTF node name), a humanoid role, a joint node or a Bone; -1 when the
-   * rig has no such joint. An explicit bone name wins over a role of the same spelling. An index is returned
-   * as it is when it is a joint of the rig (a whole number from 0 to `rig.jointCount - 1`), else -1.
+   * The joint index of a bone or glTF node name, a humanoid role, a joint node or a Bone, else -1. A bone name
+   * wins over a role of the same spelling; an index is returned as it is when it is one of the rig's joints.
    */
   jointIndex(joint: FabrikJoint): number {
     const c = this._character;
@@ -278,9 +274,8 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     const j = resolveJoint(character, joint, who);
     const checked = checkTargetOptions(options, who, j);
     const entry = makeTargetEntry(character, j, labelOf(joint), target, checked, who);
-    if (putTarget(character, entry, this._settings, who)) {
-      this.onTargetsChangedObservable.notifyObservers(this);
-    }
+    const changed = putTarget(character, entry, this._settings, who);
+    if (changed) this.onTargetsChangedObservable.notifyObservers(this);
   }
 
   /**
@@ -383,6 +378,11 @@ export class FabrikBehavior implements Behavior<TransformNode> {
     const joints = (pass.joints ?? []).map((joint) => resolveJoint(character, joint, who));
     character.pipeline.removePass(pass);
     character.pipeline.addPass(pass, order, joints);
+  }
+
+  /** The next frame solves from its animation, not from this one's answer (after a teleport or a cut). */
+  resetContinuity(): void {
+    this._character?.pipeline.resetContinuity();
   }
 
   /** Removes a pass added with {@link addPass}; false when it was not there (or the behavior is detached). */

@@ -10,7 +10,6 @@ import {
   type FabrikSolvedEvent,
   type SkeletonRig,
 } from "../babylon/index.js";
-import { transformDirection, transformPoint } from "../rig/index.js";
 import { FabrikError } from "../solver/index.js";
 import { attachedRig } from "./attached.js";
 import { defaultGround } from "./footPlacementOptions.js";
@@ -38,8 +37,10 @@ import {
   turnHips,
   writeHips,
 } from "./trackedHips.js";
-import { turnAbout, unit3 } from "./trackedMath.js";
+import { forgetFloor } from "./trackedFloor.js";
+import { turnAbout } from "./trackedMath.js";
 import { TrackedPoint, type TrackedPointName } from "./trackedPoint.js";
+import { readTrackers } from "./trackedReads.js";
 import {
   A,
   APPLIED,
@@ -246,6 +247,20 @@ export class TrackedBody {
     return scale;
   }
 
+  /**
+   * Forgets where the body was, after a teleport or a cut (the trackers jump): the next frame starts as the
+   * first one did, the heading from the head, the feet planted afresh under the hips, the hips placed at once
+   * and every chain solved from the animation. Weights and calibration stay.
+   */
+  reset(): void {
+    this._started = false;
+    this._steps.reset();
+    this._warm.reset();
+    this._reach.reset();
+    forgetFloor(this._v);
+    this.behavior.resetContinuity();
+  }
+
   /** The avatar's standing height at the scale applied (world units). */
   get height(): number {
     return this._calibration.height;
@@ -284,7 +299,7 @@ export class TrackedBody {
     const v = this._v;
     if (!(v[DT] > 0 && Number.isFinite(v[DT]))) v[DT] = 0;
     const dt = v[DT];
-    this._readTrackers(frame);
+    readTrackers(this._points, v, frame.worldToModel, this.settings.fadeTime);
     const body = this.body;
     const wHead = v[APPLIED];
     const wBody = Math.max(wHead, v[APPLIED + 3]);
@@ -356,31 +371,6 @@ export class TrackedBody {
     v[WEIGHT] = wBody * started;
     this._weigh(3);
     this._weigh(4);
-  }
-
-  /** Reads each tracker into model space and fades its applied weight toward its weight (0 when unusable). */
-  private _readTrackers(frame: FabrikFrame): void {
-    const v = this._v;
-    const dt = v[DT];
-    const w2m = frame.worldToModel;
-    const fade = this.settings.fadeTime;
-    for (let i = 0; i < POINTS.length; i++) {
-      const point = this._points[i];
-      const o = 9 * i;
-      point._readNode();
-      let ok = point._read(v, o);
-      if (ok) {
-        transformPoint(v, o, w2m, v, o);
-        transformDirection(v, o + 3, w2m, v, o + 3);
-        transformDirection(v, o + 6, w2m, v, o + 6);
-        ok = unit3(v, o + 3) && unit3(v, o + 6) && Number.isFinite(v[o]);
-      }
-      v[VALID + i] = ok ? 1 : 0;
-      const goal = ok ? point.weight : 0;
-      const applied = v[APPLIED + i];
-      const step = !(fade > 0) ? 1 : dt / fade;
-      v[APPLIED + i] = goal > applied ? Math.min(goal, applied + step) : Math.max(goal, applied - step);
-    }
   }
 
   /** Writes target `t`'s place and rotation from `v[o..o+6]`. */

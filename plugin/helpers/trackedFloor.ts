@@ -204,6 +204,11 @@ export function sitBack(
   holdAboveFold(v, body, floor, feet, airborne);
 }
 
+/** The hips go to where the floor puts them from where a body on its feet would stand (TrackedBody.reset). */
+export function forgetFloor(v: Float64Array): void {
+  for (let k = 0; k < 3; k++) v[FLOOR_OFFSET + k] = 0;
+}
+
 /** The hip joint less the foot (scratch of holdAboveFold and pushBack). */
 const hipFoot = new Float64Array(3);
 

@@ -54,6 +54,11 @@ export class TrackedHandReach {
     this._known = true;
   }
 
+  /** Forgets where the bases stood (TrackedBody.reset). */
+  reset(): void {
+    this._known = false;
+  }
+
   /** In place: hand `i`'s target `v[HAND_TARGET + 7i]` brought within HAND_SPAN of its chain's reach. */
   limit(v: Float64Array, i: number): void {
     if (!this._known) return;

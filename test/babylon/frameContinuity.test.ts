@@ -106,6 +106,27 @@ describe("each frame starts from the last frame's answer (tentacle)", () => {
     ik.setTarget(joint, target);
     expect(frame(loaded, ik)).toEqual(first);
   });
+
+  it("starts from the animation again after resetContinuity(), and not without it", () => {
+    const ik = attach(loaded);
+    const joint = ik.effectors[0].joint;
+    const start = tipTarget(loaded, ik, new Vector3(0.3, -0.4, 0.5).scale(ik.height * 0.5));
+    const end = start.add(new Vector3(-0.4, 0.2, 0).scale(ik.height * 0.5));
+    for (let i = 0; i <= 20; i++) {
+      ik.setTarget(joint, Vector3.Lerp(start, end, i / 20));
+      frame(loaded, ik);
+    }
+    const carried = frame(loaded, ik);
+    ik.resetContinuity();
+    const afterReset = frame(loaded, ik);
+    loaded.root.removeBehavior(ik);
+    const fresh = attach(loaded);
+    fresh.continuity = false;
+    fresh.setTarget(joint, end);
+    const fromAnimation = frame(loaded, fresh);
+    expect(afterReset).toEqual(fromAnimation);
+    expect(largest(carried, fromAnimation)).toBeGreaterThan(1e-3);
+  });
 });
 
 /** A pose of `joints` joints (positions and orientations only, as keep and takeBack read them) and its report. */

@@ -183,11 +183,14 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
     const frame = () => {
       scene.onBeforeRenderObservable.notifyObservers(scene);
     };
-    for (let i = 0; i < RUN_IN; i++) {
-      set(0);
-      frame();
-      scene.onAfterRenderObservable.notifyObservers(scene);
-    }
+    const runIn = () => {
+      for (let i = 0; i < RUN_IN; i++) {
+        set(0);
+        frame();
+        scene.onAfterRenderObservable.notifyObservers(scene);
+      }
+    };
+    runIn();
     let upper = 0,
       whole = 0,
       baseUpper = 0,
@@ -277,11 +280,20 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
     counting.remove();
     const steps = body.steps;
     // The same frames again, timed only: the first replay pays for compiling the code it meets.
-    const warmMicros = bestReplay(frames, (f) => {
-      set(f);
-      frame();
-      scene.onAfterRenderObservable.notifyObservers(scene);
-    });
+    // Each from where the measured replay started (the body reset, the clip's first frame held), not from the
+    // last replay's end: a clip ending far from its start (Death lying down) would open with a jump it lacks.
+    const warmMicros = bestReplay(
+      frames,
+      (f) => {
+        set(f);
+        frame();
+        scene.onAfterRenderObservable.notifyObservers(scene);
+      },
+      () => {
+        body.reset();
+        runIn();
+      },
+    );
     // Baseline (b): the three chains alone (head, both hands, the behavior's default chains, positions only)
     // on the character standing where it is: no hips, spine or leg logic.
     body.dispose();
@@ -311,13 +323,17 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
       }
       scene.onAfterRenderObservable.notifyObservers(scene);
     }
-    const chainsMicros = bestReplay(frames, (f) => {
-      goals[0].copyFrom(rec.head[f].position);
-      goals[1].copyFrom(rec.hands[f][0].position);
-      goals[2].copyFrom(rec.hands[f][1].position);
-      frame();
-      scene.onAfterRenderObservable.notifyObservers(scene);
-    });
+    const chainsMicros = bestReplay(
+      frames,
+      (f) => {
+        goals[0].copyFrom(rec.head[f].position);
+        goals[1].copyFrom(rec.hands[f][0].position);
+        goals[2].copyFrom(rec.hands[f][1].position);
+        frame();
+        scene.onAfterRenderObservable.notifyObservers(scene);
+      },
+      () => ik.resetContinuity(),
+    );
     const n = frames * measured.length,
       nu = frames * upperCount;
     return {
