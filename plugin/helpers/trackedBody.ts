@@ -250,9 +250,10 @@ export class TrackedBody {
   /**
    * Forgets where the body was, after a teleport or a cut (the trackers jump): the next frame starts as the
    * first one did, the heading from the head, the feet planted afresh under the hips, the hips placed at once
-   * and every chain solved from the animation. Weights and calibration stay.
+   * and every chain solved from the animation. Weights and calibration stay. Does nothing once disposed.
    */
   reset(): void {
+    if (this._disposed) return;
     this._started = false;
     this._steps.reset();
     this._warm.reset();

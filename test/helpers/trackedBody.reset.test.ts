@@ -1,5 +1,5 @@
 import { Vector3 } from "@babylonjs/core/Maths/math.vector.js";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { finite, TrackedRig, type Pose3 } from "./trackedBodyHarness.js";
 
 /*
@@ -66,5 +66,19 @@ describe("TrackedBody reset()", () => {
     expect(worst(withReset)).toBeLessThan(0.5);
     // What reset() changes: without it the crouch is carried into the jump.
     expect(worst(without)).toBeGreaterThan(5);
+  }, 60000);
+
+  it("after dispose() does nothing: the behavior's carried answer is left alone", async () => {
+    const rig = await TrackedRig.create();
+    try {
+      const resetContinuity = vi.spyOn(rig.ik, "resetContinuity");
+      rig.body.reset();
+      expect(resetContinuity).toHaveBeenCalledTimes(1);
+      rig.body.dispose();
+      rig.body.reset();
+      expect(resetContinuity).toHaveBeenCalledTimes(1);
+    } finally {
+      rig.dispose();
+    }
   }, 60000);
 });
