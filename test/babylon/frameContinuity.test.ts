@@ -31,6 +31,27 @@ function frame(loaded: Loaded, ik: FabrikBehavior): Float64Array {
 
 const largest = (a: Float64Array, b: Float64Array) => Math.max(...a.map((v, i) => Math.abs(v - b[i])));
 
+/** Moves the tip's target along a path, a frame a step (21 frames); returns the tip and the path's end. */
+function followPath(loaded: Loaded, ik: FabrikBehavior): { joint: number; end: Vector3 } {
+  const joint = ik.effectors[0].joint;
+  const start = tipTarget(loaded, ik, new Vector3(0.3, -0.4, 0.5).scale(ik.height * 0.5));
+  const end = start.add(new Vector3(-0.4, 0.2, 0).scale(ik.height * 0.5));
+  for (let i = 0; i <= 20; i++) {
+    ik.setTarget(joint, Vector3.Lerp(start, end, i / 20));
+    frame(loaded, ik);
+  }
+  return { joint, end };
+}
+
+/** `ik` removed, the frame of a new behavior solving `joint` to `end` from the animation alone. */
+function fromAnimation(loaded: Loaded, ik: FabrikBehavior, joint: number, end: Vector3): Float64Array {
+  loaded.root.removeBehavior(ik);
+  const fresh = attach(loaded);
+  fresh.continuity = false;
+  fresh.setTarget(joint, end);
+  return frame(loaded, fresh);
+}
+
 describe("each frame starts from the last frame's answer (tentacle)", () => {
   let loaded: Loaded;
   beforeEach(async () => {
@@ -55,20 +76,9 @@ describe("each frame starts from the last frame's answer (tentacle)", () => {
 
   it("differs from a solve from the animation once the target has moved on", () => {
     const carried = attach(loaded);
-    const joint = carried.effectors[0].joint;
-    const start = tipTarget(loaded, carried, new Vector3(0.3, -0.4, 0.5).scale(carried.height * 0.5));
-    const end = start.add(new Vector3(-0.4, 0.2, 0).scale(carried.height * 0.5));
-    for (let i = 0; i <= 20; i++) {
-      carried.setTarget(joint, Vector3.Lerp(start, end, i / 20));
-      frame(loaded, carried);
-    }
+    const { joint, end } = followPath(loaded, carried);
     const fromLast = frame(loaded, carried);
-    loaded.root.removeBehavior(carried);
-    const fresh = attach(loaded);
-    fresh.continuity = false;
-    fresh.setTarget(joint, end);
-    const fromAnimation = frame(loaded, fresh);
-    expect(largest(fromLast, fromAnimation)).toBeGreaterThan(1e-3);
+    expect(largest(fromLast, fromAnimation(loaded, carried, joint, end))).toBeGreaterThan(1e-3);
   });
 
   it("lets go with the weight: a frame written at weight 0 carries nothing into the next", () => {
@@ -109,23 +119,13 @@ describe("each frame starts from the last frame's answer (tentacle)", () => {
 
   it("starts from the animation again after resetContinuity(), and not without it", () => {
     const ik = attach(loaded);
-    const joint = ik.effectors[0].joint;
-    const start = tipTarget(loaded, ik, new Vector3(0.3, -0.4, 0.5).scale(ik.height * 0.5));
-    const end = start.add(new Vector3(-0.4, 0.2, 0).scale(ik.height * 0.5));
-    for (let i = 0; i <= 20; i++) {
-      ik.setTarget(joint, Vector3.Lerp(start, end, i / 20));
-      frame(loaded, ik);
-    }
+    const { joint, end } = followPath(loaded, ik);
     const carried = frame(loaded, ik);
     ik.resetContinuity();
     const afterReset = frame(loaded, ik);
-    loaded.root.removeBehavior(ik);
-    const fresh = attach(loaded);
-    fresh.continuity = false;
-    fresh.setTarget(joint, end);
-    const fromAnimation = frame(loaded, fresh);
-    expect(afterReset).toEqual(fromAnimation);
-    expect(largest(carried, fromAnimation)).toBeGreaterThan(1e-3);
+    const fresh = fromAnimation(loaded, ik, joint, end);
+    expect(afterReset).toEqual(fresh);
+    expect(largest(carried, fresh)).toBeGreaterThan(1e-3);
   });
 });
 
