@@ -69,6 +69,12 @@ export async function enableXrTracking(
     // Start facing the avatar from the far side of the mirror.
     camera.position.set(0, camera.position.y, MIRROR_DISTANCE);
     camera.rotationQuaternion = Quaternion.RotationAxis(Vector3.Up(), Math.PI);
+    // The trackers jump from the recorded path to the headset: the body starts afresh there.
+    body.reset();
+  });
+  xr.baseExperience.onStateChangedObservable.add((state) => {
+    // And back to the path when the session ends.
+    if (state === WebXRState.NOT_IN_XR) body.reset();
   });
   const scratch = [new Vector3(), new Vector3(), new Vector3()];
   let active = false;
