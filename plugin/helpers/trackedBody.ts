@@ -300,7 +300,7 @@ export class TrackedBody {
     const v = this._v;
     if (!(v[DT] > 0 && Number.isFinite(v[DT]))) v[DT] = 0;
     const dt = v[DT];
-    readTrackers(this._points, v, frame.worldToModel, this.settings.fadeTime);
+    readTrackers(this._points, v, frame.worldToModel, this.settings);
     const body = this.body;
     const wHead = v[APPLIED];
     const wBody = Math.max(wHead, v[APPLIED + 3]);

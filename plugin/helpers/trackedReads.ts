@@ -1,5 +1,6 @@
 import { transformDirection, transformPoint } from "../rig/index.js";
 import { unit3 } from "./trackedMath.js";
+import type { TrackedBodySettings } from "./trackedBodyOptions.js";
 import type { TrackedPoint } from "./trackedPoint.js";
 import { APPLIED, DT, VALID } from "./trackedSlots.js";
 
@@ -11,15 +12,18 @@ import { APPLIED, DT, VALID } from "./trackedSlots.js";
 /**
  * Reads each tracker of `points` into `v` (9 numbers each from 0: position, forward, up) in the model space
  * of `worldToModel`, and fades its applied weight `v[APPLIED + i]` toward its weight (0 when its pose is not
- * usable) by `v[DT]` over `fadeTime` seconds; `v[VALID + i]` says whether it was usable.
+ * usable) by `v[DT]` over `settings.fadeTime` seconds; `v[VALID + i]` says whether it was usable. The
+ * settings, not the number, are handed over: a double passed to a call V8 does not inline is boxed, an
+ * allocation a frame.
  */
 export function readTrackers(
   points: readonly TrackedPoint[],
   v: Float64Array,
   worldToModel: Float64Array,
-  fadeTime: number,
+  settings: TrackedBodySettings,
 ): void {
   const dt = v[DT];
+  const fadeTime = settings.fadeTime;
   for (let i = 0; i < points.length; i++) {
     const point = points[i];
     const o = 9 * i;
