@@ -290,7 +290,7 @@ describe.skipIf(!mannequin.present)("FabrikBehavior life cycle under abuse (mann
     expect(observerCounts(scene)).toEqual(baseline);
   });
 
-  it("changes its effector set every frame for 600 frames without NaN, exception or growth", async () => {
+  it("changes its effector set every frame for 1600 frames without NaN, exception or growth", async () => {
     const scene = loaded.scene;
     const ik = new FabrikBehavior();
     loaded.root.addBehavior(ik, true);
@@ -329,19 +329,21 @@ describe.skipIf(!mannequin.present)("FabrikBehavior life cycle under abuse (mann
     const watch = new FrameWatch(scene, rig.nodes);
     let solves = 0;
     ik.onSolvedObservable.add(() => solves++);
-    for (let i = 0; i < 100; i++) scene.render();
+    // The heap grows while V8 and Babylon warm up to the churn (931, 252, 322, 235, 95, 94 and 52 kB in
+    // successive windows of 500 frames, measured once): a leak shows as growth after that.
+    for (let i = 0; i < 1100; i++) scene.render();
     const before = await settledHeap();
     for (let i = 0; i < 500; i++) scene.render();
     const after = await settledHeap();
     churn.remove();
     watch.dispose();
     console.log(
-      `[lifecycle] 600 frames with a new effector set each: ${solves} solves, heap ` +
+      `[lifecycle] 1600 frames with a new effector set each: ${solves} solves, heap ` +
         `${((after - before) / 2 ** 10).toFixed(0)} kB over the last 500`,
     );
     expect(watch.problems).toEqual([]);
-    expect(watch.frames).toBe(600);
-    expect(solves).toBeGreaterThan(200);
+    expect(watch.frames).toBe(1600);
+    expect(solves).toBeGreaterThan(600);
     expect(after - before).toBeLessThan(2 ** 20);
   }, 60_000);
 
