@@ -183,12 +183,14 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
     const frame = () => {
       scene.onBeforeRenderObservable.notifyObservers(scene);
     };
+    /** Frame f of the clip, timed or not: trackers, the behavior's frame, the restore after rendering. */
+    const replay = (f: number) => {
+      set(f);
+      frame();
+      scene.onAfterRenderObservable.notifyObservers(scene);
+    };
     const runIn = () => {
-      for (let i = 0; i < RUN_IN; i++) {
-        set(0);
-        frame();
-        scene.onAfterRenderObservable.notifyObservers(scene);
-      }
+      for (let i = 0; i < RUN_IN; i++) replay(0);
     };
     runIn();
     let upper = 0,
@@ -282,18 +284,10 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
     // The same frames again, timed only: the first replay pays for compiling the code it meets.
     // Each from where the measured replay started (the body reset, the clip's first frame held), not from the
     // last replay's end: a clip ending far from its start (Death lying down) would open with a jump it lacks.
-    const warmMicros = bestReplay(
-      frames,
-      (f) => {
-        set(f);
-        frame();
-        scene.onAfterRenderObservable.notifyObservers(scene);
-      },
-      () => {
-        body.reset();
-        runIn();
-      },
-    );
+    const warmMicros = bestReplay(frames, replay, () => {
+      body.reset();
+      runIn();
+    });
     // Baseline (b): the three chains alone (head, both hands, the behavior's default chains, positions only)
     // on the character standing where it is: no hips, spine or leg logic.
     body.dispose();
