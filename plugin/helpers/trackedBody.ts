@@ -26,6 +26,8 @@ import { TrackedGround } from "./trackedGround.js";
 import { TrackedHandReach } from "./trackedHandReach.js";
 import type { TrackedHint, TrackedHintName } from "./trackedHint.js";
 import { HINT_NAMES, TrackedHints } from "./trackedHints.js";
+import { TrackedHeels } from "./trackedHeels.js";
+import { placeFeet } from "./trackedFeet.js";
 import { blendHandsHeading } from "./trackedHandsHeading.js";
 import {
   headHeading,
@@ -58,7 +60,7 @@ import {
   WARM,
   WEIGHT,
 } from "./trackedSlots.js";
-import { footTarget, handTarget, headTarget, headWithinReach, trackedFoot } from "./trackedTargets.js";
+import { handTarget, headTarget, headWithinReach } from "./trackedTargets.js";
 import { TrackedKnees } from "./trackedKnees.js";
 import { TrackedSteps } from "./trackedSteps.js";
 import { TrackedWarmStart } from "./trackedWarmStart.js";
@@ -130,6 +132,7 @@ export class TrackedBody {
   private readonly _elbows: TrackedElbows;
   private readonly _reach: TrackedHandReach;
   private readonly _knees: TrackedKnees;
+  private readonly _heels: TrackedHeels;
   private readonly _solved: Observer<FabrikSolvedEvent> | null;
   private readonly _calibration: TrackedCalibration;
   /** Target nodes: head, left hand, right hand, left foot, right foot. */
@@ -187,13 +190,16 @@ export class TrackedBody {
     this._auto = options.autoUpdate ?? true;
     this._warm = new TrackedWarmStart(rig, body);
     this._knees = new TrackedKnees(body, rig.parents);
+    this._heels = new TrackedHeels(behavior, body);
     this._elbows = new TrackedElbows(behavior, rig, body);
     this._reach = new TrackedHandReach(rig, body, options.collarbones !== false);
     const hints = (this._hints = new TrackedHints(rig, body));
     [this.leftElbow, this.rightElbow, this.leftKnee, this.rightKnee] = hints.hints;
     this._hintPass = hints.pass(this._v, this._weights, this.settings);
     this._pass = {
-      joints: [...new Set([...body.joints, ...this._warm.joints, ...this._reach.joints])],
+      joints: [
+        ...new Set([...body.joints, ...this._warm.joints, ...this._reach.joints, ...this._heels.joints]),
+      ],
       beforeSolve: (frame) => this._run(frame),
       afterSolve: (frame) => {
         this._warm.store(frame);
@@ -258,6 +264,7 @@ export class TrackedBody {
     this._steps.reset();
     this._warm.reset();
     this._reach.reset();
+    this._heels.reset();
     forgetFloor(this._v);
     this.behavior.resetContinuity();
   }
@@ -325,12 +332,7 @@ export class TrackedBody {
       hipsTracker(v);
       if (wBody > 0) this._steps.update(v, this.settings, frame);
       else this._steps.reset(); // untracked: no steps; tracked again, the feet are planted afresh
-      for (let i = 0; i < 2; i++) {
-        this._steps.read(i, v, C);
-        footTarget(v, body, i);
-        this._steps.tilt(i, v, FOOT_TARGET + 7 * i + 3);
-        if (v[VALID + 4 + i] === 1 && v[APPLIED + 4 + i] > 0) trackedFoot(v, body, i);
-      }
+      placeFeet(v, body, this._steps, this._heels);
       lowerForLegs(v, body, FOOT_TARGET, this._airborne);
       turnHips(v, body, this.settings, frame.orientations, 4 * body.hips);
       raiseForHead(v, body, FOOT_TARGET, this._airborne);
@@ -346,6 +348,7 @@ export class TrackedBody {
         v[BODY_WEIGHT] = wBody * k;
         this._knees.bend(frame, v);
         writeHips(frame, v, this.body, this._rig.parents);
+        this._heels.bendToes(frame, v, BODY_WEIGHT);
         this._knees.carry(frame, v);
       }
       this._steps.swing(v, FOOT_TARGET);

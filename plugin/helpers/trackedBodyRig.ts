@@ -79,6 +79,15 @@ export class TrackedBodyRig {
    * to the toes' tips; with no toe joint, a fifth of the leg's length (a person's foot).
    */
   readonly toeReach: number;
+  /**
+   * Per side: the ball of the foot, the point a planted foot rolls onto when its heel lifts, from the ankle in
+   * the foot's rest orientation (3 each): the toe joint, or without one the sole's front on the ground.
+   */
+  readonly ball = new Float64Array(6);
+  /** Per side: the ball's offset from the ankle at rest along forward, then along left (2 each). */
+  readonly ballAhead = new Float64Array(4);
+  /** Per side: how far (radians) the ball lies below the ankle's level at rest, seen from the ankle. */
+  readonly ballDrop = new Float64Array(2);
   /** Per side: the upper leg (the hip joint) minus the hips in the body frame. */
   readonly hipFromHips = new Float64Array(6);
   readonly legLength: number;
@@ -226,6 +235,24 @@ export class TrackedBodyRig {
     const toes = roles.leftToes;
     const toeAhead = toes !== undefined ? along(toes, 0, this.sides[0].foot) : 0;
     this.toeReach = toeAhead > 0 ? 1.5 * toeAhead : 0.2 * this.legLength;
+    for (let i = 0; i < 2; i++) {
+      const foot = this.sides[i].foot,
+        toe = i === 0 ? roles.leftToes : roles.rightToes;
+      const ball = this.ball.subarray(3 * i, 3 * i + 3);
+      for (let k = 0; k < 3; k++) {
+        ball[k] =
+          toe !== undefined && along(toe, 0, foot) > 0
+            ? p[3 * toe + k] - p[3 * foot + k]
+            : this.toeReach * f[k] - this.footHeight[i] * f[3 + k];
+      }
+      this.ballAhead[2 * i] = ball[0] * f[0] + ball[1] * f[1] + ball[2] * f[2];
+      this.ballAhead[2 * i + 1] = ball[0] * f[6] + ball[1] * f[7] + ball[2] * f[8];
+      const drop =
+        -(ball[0] * f[3] + ball[1] * f[4] + ball[2] * f[5]) / Math.hypot(ball[0], ball[1], ball[2]);
+      this.ballDrop[i] = Math.asin(Math.max(-1, Math.min(1, drop)));
+      const q = r.subarray(4 * foot, 4 * foot + 4);
+      quatRotate(ball, 0, Float64Array.of(-q[0], -q[1], -q[2], q[3]), 0, ball, 0);
+    }
     if (!(
       this.spineLength > 0 &&
       this.legLength > 0 &&

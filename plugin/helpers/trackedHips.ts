@@ -194,7 +194,7 @@ export function turnHips(
 }
 
 /** A planted leg is kept this much short of straight: a straight leg cannot take up any more of the hips' motion. */
-const LEG_REACH = 0.995;
+export const LEG_REACH = 0.995;
 
 /** legSpan's result: the hip joint's height above the foot along up, and the squared distance across. */
 const span = new Float64Array(5);

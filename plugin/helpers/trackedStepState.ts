@@ -1,5 +1,5 @@
 import type { TrackedBodyRig } from "./trackedBodyRig.js";
-import { DT, GROUND_LEVEL } from "./trackedSlots.js";
+import { DT, GROUND_LEVEL, HEAD, HEADING, LEFT } from "./trackedSlots.js";
 
 /*
  * TrackedSteps' state (one Float64Array): each foot's slots, then the slots both feet share, and the measure
@@ -102,4 +102,30 @@ export function rest(s: Float64Array, v: Float64Array, body: TrackedBodyRig): vo
   const upright = s[HIPS_HEIGHT] - v[GROUND_LEVEL] - body.standHips > -UPRIGHT * leg;
   s[RESTING] = s[SPEED] < REST_SPEED * leg && upright ? s[RESTING] + v[DT] : 0;
   s[SETTLE] = s[RESTING] > SETTLE_TIME ? 1 / SETTLE_SHARE : 1;
+}
+
+/**
+ * The midpoint of the feet (steps' state `s`) into `out[o..o+2]`; before the first step (`started` false), where
+ * they would stand at rest under the head `v[HEAD]`; the ground's height under them into `v[GROUND_LEVEL]`.
+ */
+export function feetMidpoint(
+  s: Float64Array,
+  started: boolean,
+  body: TrackedBodyRig,
+  out: Float64Array,
+  o: number,
+  v: Float64Array,
+): void {
+  const hf = body.headFromHips,
+    ff = body.footFromHips;
+  const f = hf[0] - (ff[0] + ff[3]) / 2,
+    l = hf[2] - (ff[2] + ff[5]) / 2;
+  for (let k = 0; k < 3; k++) {
+    out[o + k] = started
+      ? (s[POS + k] + s[FOOT_SIZE + POS + k]) / 2
+      : v[HEAD + k] - f * v[HEADING + k] - l * v[LEFT + k];
+  }
+  // The mean of the feet's: the higher foot's would lift the hips out of the lower leg's reach (a planted
+  // foot lifted off a slope).
+  v[GROUND_LEVEL] = started ? (s[LEVEL] + s[FOOT_SIZE + LEVEL]) / 2 : 0;
 }

@@ -6,7 +6,8 @@ import type { TrackedGround } from "./trackedGround.js";
 import { TrackedSupport } from "./trackedSupport.js";
 import { landBeside } from "./trackedFloor.js";
 import { climb, fly } from "./trackedFlight.js";
-import { legStretch, pivotFoot, swingWithinReach } from "./trackedSwing.js";
+import { legStretch, swingWithinReach } from "./trackedSwing.js";
+import { pivotFeet } from "./trackedHeels.js";
 import {
   AIRBORNE,
   LANDS,
@@ -47,8 +48,9 @@ import {
   UP,
   VELOCITY,
   WANT,
+  feetMidpoint,
 } from "./trackedStepState.js";
-import { DT, FLOOR, GROUND_LEVEL, HEAD, HEADING, HIPS_POS, LEFT } from "./trackedSlots.js";
+import { DT, FLOOR, HEAD, HEADING, HIPS_POS, LEFT } from "./trackedSlots.js";
 
 /** The hips' ground speed is smoothed over this many seconds before it times and aims the steps. */
 const SPEED_SMOOTHING = 0.1;
@@ -80,12 +82,22 @@ export class TrackedSteps {
   private _started = false;
   /** Steps taken since the start (a count for tests and tools). */
   steps = 0;
+  /** Per foot, how much its turns pivot about the ball (TrackedHeels.readPivots, last frame's). */
+  readonly pivot = new Float64Array(2);
 
   constructor(
     private readonly _body: TrackedBodyRig,
     private readonly _ground: TrackedGround,
   ) {
     for (let k = 0; k < 3; k++) this._s[UP + k] = _body.frame[3 + k];
+  }
+
+  /** Per foot, 1 when in the air into `out[stepping + i]`, and how far through its step into `out[phase + i]`. */
+  readPhases(out: Float64Array, stepping: number, phase: number): void {
+    for (let i = 0; i < 2; i++) {
+      out[stepping + i] = this._s[i * FOOT_SIZE + STEPPING];
+      out[phase + i] = this._s[i * FOOT_SIZE + PHASE];
+    }
   }
 
   /** Whether foot `i` (0 left, 1 right) is in the air. */
@@ -130,20 +142,7 @@ export class TrackedSteps {
    * the head `v[HEAD]`; the ground's height under them into `v[GROUND_LEVEL]`.
    */
   support(out: Float64Array, o: number, v: Float64Array): void {
-    const s = this._s,
-      body = this._body;
-    const hf = body.headFromHips,
-      ff = body.footFromHips;
-    const f = hf[0] - (ff[0] + ff[3]) / 2,
-      l = hf[2] - (ff[2] + ff[5]) / 2;
-    for (let k = 0; k < 3; k++) {
-      out[o + k] = this._started
-        ? (s[POS + k] + s[FOOT_SIZE + POS + k]) / 2
-        : v[HEAD + k] - f * v[HEADING + k] - l * v[LEFT + k];
-    }
-    // The mean of the feet's: the higher foot's would lift the hips out of the lower leg's reach (a planted
-    // foot lifted off a slope).
-    v[GROUND_LEVEL] = this._started ? (s[LEVEL] + s[FOOT_SIZE + LEVEL]) / 2 : 0;
+    feetMidpoint(this._s, this._started, this._body, out, o, v);
   }
 
   /** One frame of `v[DT]` seconds, with the hips at `v[HIPS_POS]` heading `v[HEADING]`. */
@@ -196,7 +195,7 @@ export class TrackedSteps {
       if (s[i * FOOT_SIZE + STEPPING] === 1) this._advance(i, v, settings, frame);
       else this._carry(i, frame);
     }
-    for (let i = 0; i < 2; i++) pivotFoot(s, i * FOOT_SIZE + DIR, UP, v);
+    pivotFeet(s, v, this._body, this.pivot);
     rest(s, v, body);
     if (s[STEPPING] === 1 || s[FOOT_SIZE + STEPPING] === 1) return;
     // Both planted: the foot furthest from its place (or turned furthest from the heading) steps, if either must.

@@ -6,6 +6,7 @@ import { characterNamed, loadCharacter, OWN_CHARACTERS, type Character } from ".
 import { machineName } from "./harness.js";
 import {
   angleBetween,
+  ballOf,
   bestReplay,
   invertedKnees,
   meanJerk,
@@ -210,7 +211,9 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
       invertedKnees(positions, orientations, restPose, body.body.sides, body.body.frame, least);
     let inverted = 0,
       clipInverted = 0;
-    const landed: (Vector3 | null)[] = [null, null];
+    // Where each planted foot's ankle and ball landed: sliding moves both (a lifting heel turns the foot about
+    // its ball, a shin leaning over a flat foot turns it about the ankle).
+    const landed: ([Vector3, Vector3] | null)[] = [null, null];
     const drifts: number[] = [];
     const drift = [0, 0];
     let iterations = 0,
@@ -273,9 +276,16 @@ async function measureClip(c: Character, clip: string | null): Promise<Row | nul
           if (landed[i] !== null) drifts.push(drift[i]);
           landed[i] = null;
         } else if (landed[i] === null) {
-          landed[i] = now[feet[i]].clone();
+          landed[i] = [now[feet[i]].clone(), ballOf(body.body, reader, i)];
           drift[i] = 0;
-        } else drift[i] = Math.max(drift[i], now[feet[i]].subtract(landed[i]!).length() * scale);
+        } else {
+          const [ankle, ball] = landed[i]!;
+          const moved = Math.min(
+            now[feet[i]].subtract(ankle).length(),
+            ballOf(body.body, reader, i).subtract(ball).length(),
+          );
+          drift[i] = Math.max(drift[i], moved * scale);
+        }
       }
     }
     for (let i = 0; i < 2; i++) if (landed[i] !== null) drifts.push(drift[i]);

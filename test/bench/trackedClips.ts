@@ -21,6 +21,22 @@ const quat = (a: ArrayLike<number>, o: number) => new Quaternion(a[o], a[o + 1],
 const vec = (a: ArrayLike<number>, o: number) => new Vector3(a[o], a[o + 1], a[o + 2]);
 
 /**
+ * Foot `i`'s ball in world space from the reader's last read (the foot joint carrying `TrackedBodyRig.ball`):
+ * the point a planted foot stands on as its heel lifts.
+ */
+export function ballOf(body: TrackedBodyRig, reader: PoseReader, i: number): Vector3 {
+  const j = body.sides[i].foot;
+  const b = vec(body.ball, 3 * i).applyRotationQuaternion(quat(reader.orientations, 4 * j));
+  const p = vec(reader.positions, 3 * j).add(b);
+  const m = reader.modelToWorld;
+  return new Vector3(
+    p.x * m[0] + p.y * m[4] + p.z * m[8] + m[12],
+    p.x * m[1] + p.y * m[5] + p.z * m[9] + m[13],
+    p.x * m[2] + p.y * m[6] + p.z * m[10] + m[14],
+  );
+}
+
+/**
  * The tracker rotations that make TrackedBody give the head and hands the clip's orientations: the inverse
  * of its mapping (the rest head turned as the tracker turned from level forward; the hand's rest pointing
  * axis to the controller's forward, the back of the hand to its outer side).

@@ -46,8 +46,13 @@ function groundUnder(
 }
 
 interface Walked {
-  /** The worst planted foot's distance from its rest height above the ground (square to it), world m. */
+  /**
+   * The worst planted foot's distance from its rest height above the ground (square to it), world m, at its
+   * ball (the toe joint): the point it stands on when its heel lifts behind the body.
+   */
   planted: number;
+  /** How far a planted ankle went below its rest height above the ground (world m; its heel may only lift). */
+  heelUnder: number;
   /** How far the lowest toe went under the ground under it (world m; 0 when never). */
   toesUnder: number;
   /**
@@ -86,6 +91,7 @@ describe("TrackedBody on uneven ground (mannequin)", () => {
     rig.run(30, at);
     const out: Walked = {
       planted: 0,
+      heelUnder: -Infinity,
       toesUnder: -Infinity,
       sole: 0,
       head: 0,
@@ -112,11 +118,13 @@ describe("TrackedBody on uneven ground (mannequin)", () => {
         const g = groundUnder(scene, names, foot.x, foot.z);
         if (g === null) continue;
         // The rest height measured square to the ground: straight above it, that is height / cos(slope).
-        const off = Math.abs(foot.y - g.y - restHeight[i] / g.n.y);
-        out.planted = Math.max(out.planted, off);
+        out.heelUnder = Math.max(out.heelUnder, g.y + restHeight[i] / g.n.y - foot.y);
         // The ankle's ground plane, met at the toe: the toe stands on the same plane.
         const planeAtToe = g.y - (g.n.x * (toe.x - foot.x) + g.n.z * (toe.z - foot.z)) / g.n.y;
-        if (gToe !== null && Math.abs(planeAtToe - gToe.y) < 0.001) {
+        const onePlane = gToe !== null && Math.abs(planeAtToe - gToe.y) < 0.001;
+        // Where the toe stands on the ground (not over a step's edge): its height above it.
+        if (onePlane) out.planted = Math.max(out.planted, Math.abs(toe.y - gToe.y - toeHeight[i] / gToe.n.y));
+        if (onePlane) {
           out.sole = Math.max(out.sole, Math.abs((toe.y - gToe.y) * g.n.y - toeHeight[i]));
         }
       }
@@ -130,6 +138,7 @@ describe("TrackedBody on uneven ground (mannequin)", () => {
     expect(w.both).toBe(0);
     expect(w.steps).toBeGreaterThanOrEqual(4);
     expect(w.planted * scale).toBeLessThan(0.01);
+    expect(w.heelUnder * scale).toBeLessThan(0.01);
     expect(w.sole * scale).toBeLessThan(0.01);
     expect(w.toesUnder * scale).toBeLessThan(0.005);
     expect(w.knee).toBeLessThanOrEqual(0);

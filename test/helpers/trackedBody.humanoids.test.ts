@@ -2,7 +2,7 @@ import { Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { PoseReader } from "../../plugin/babylon/poseReader.js";
 import { characterNamed, noteIfMissing, OWN_CHARACTERS } from "../babylon/characters.js";
-import { bodyDirections, finite, trackedCharacter } from "./trackedBodyHarness.js";
+import { ballsOf, bodyDirections, finite, trackedCharacter } from "./trackedBodyHarness.js";
 
 /*
  * TrackedBody at default settings on every humanoid at hand, the project's own and the third-party ones it was
@@ -98,7 +98,7 @@ describe("TrackedBody on every humanoid, at default settings", () => {
             kneesBack: 0,
             finite: true,
           };
-          const planted: (Vector3 | null)[] = [null, null];
+          const planted: ([Vector3, Vector3] | null)[] = [null, null];
           const count = Math.round(seconds * 60);
           for (let i = 1; i <= count; i++, frames++) {
             const p = at(i / 60);
@@ -110,6 +110,7 @@ describe("TrackedBody on every humanoid, at default settings", () => {
             body.update(1 / 60);
             scene.onBeforeRenderObservable.notifyObservers(scene);
             const w = world();
+            const balls = ballsOf(body, reader);
             m.finite &&= finite(w);
             const fwd = forward.applyRotationQuaternion(Quaternion.RotationAxis(up, p.turn));
             ["left", "right"].forEach((side, s) => {
@@ -121,10 +122,16 @@ describe("TrackedBody on every humanoid, at default settings", () => {
               const across = off.subtract(axis.scale(Vector3.Dot(off, axis)));
               if (across.length() > 0.01 * h && Vector3.Dot(across, fwd) < 0) m.kneesBack++;
               m.sunk = Math.max(m.sunk, (rest[j(`${side}Foot`)].y - ankle.y) / h);
+              // A planted foot slides when both its ankle and its ball move: its heel may lift behind the body
+              // (turning about the ball), and it may turn about the ankle as the shin leans over it.
+              const ball = balls[s];
               if (body.isStepping(s as 0 | 1)) planted[s] = null;
-              else if (frames < 30) planted[s] = ankle.clone();
-              else if (planted[s] === null) planted[s] = ankle.clone();
-              else m.slide = Math.max(m.slide, ankle.subtract(planted[s]!).length() / h);
+              else if (frames < 30 || planted[s] === null) planted[s] = [ankle.clone(), ball.clone()];
+              else {
+                const [a0, b0] = planted[s]!;
+                const drift = Math.min(ankle.subtract(a0).length(), ball.subtract(b0).length());
+                m.slide = Math.max(m.slide, drift / h);
+              }
             });
             if (i === count) {
               m.head = w[j("head")].subtract(p.head).length() / h;

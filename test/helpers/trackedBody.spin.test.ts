@@ -32,7 +32,7 @@ function pirouette(speed: number, turns: number, shift: number, lead: number): (
 }
 
 interface SpinResult {
-  /** The most a planted foot moved from where it landed (m). */
+  /** The most a planted foot moved from where it landed (m): the less of its ankle's and its ball's move. */
   slide: number;
   /** Leg-frames with a knee bent backwards about its hinge or against its foot. */
   inverted: number;
@@ -61,7 +61,7 @@ describe("TrackedBody spinning (the mannequin)", () => {
     const at = (j: number) => Vector3.FromArray(reader.positions, 3 * j);
     const flat = (v: Vector3) => v.subtract(up.scale(Vector3.Dot(v, up))).normalize();
     const r: SpinResult = { slide: 0, inverted: 0, twist: 1, both: 0 };
-    const landed: (Vector3 | null)[] = [null, null];
+    const landed: ([Vector3, Vector3] | null)[] = [null, null];
     rig.run(180, pose, (m) => {
       if (m.stepping[0] && m.stepping[1]) r.both++;
       const pelvis = flat(forward.applyRotationQuaternion(turnOf(rig.j.hips)));
@@ -72,11 +72,14 @@ describe("TrackedBody spinning (the mannequin)", () => {
           knee = at(rig.j[`${side}LowerLeg`]),
           ankle = at(footJ);
         const toes = forward.applyRotationQuaternion(turnOf(footJ));
-        const foot = m.world[footJ];
+        const foot = m.world[footJ],
+          ball = m.balls[i];
+        // Sliding moves both the ankle and the ball: a heel lifting turns the foot about its ball.
         if (m.stepping[i]) landed[i] = null;
-        else if (landed[i] === null) landed[i] = foot.clone();
+        else if (landed[i] === null) landed[i] = [foot.clone(), ball.clone()];
         else {
-          r.slide = Math.max(r.slide, foot.subtract(landed[i]).length());
+          const [a0, b0] = landed[i];
+          r.slide = Math.max(r.slide, Math.min(foot.subtract(a0).length(), ball.subtract(b0).length()));
           r.twist = Math.min(r.twist, Vector3.Dot(flat(toes), pelvis));
         }
         const axis = ankle.subtract(hip).normalize();

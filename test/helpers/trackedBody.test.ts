@@ -178,9 +178,9 @@ describe("TrackedBody on the mannequin", () => {
     notes.push(`turn 90° in 1 s: ${rig.body.steps} steps, head ${cm(e.head)} cm off`);
   });
 
-  it("walk: the feet step after the head, one at a time, planted feet do not slide", async () => {
+  it("walk: the feet step after the head, one at a time, planted feet do not slide, the head stays on its tracker", async () => {
     rig = await TrackedRig.create();
-    rig.run(30, standing);
+    const rest = rig.run(30, standing);
     const walk = (t: number): Pose3 => {
       const z = Math.min(t, 3) * 1.0;
       const p = standing();
@@ -193,16 +193,30 @@ describe("TrackedBody on the mannequin", () => {
     const j = rig.j;
     let both = 0,
       slide = 0,
-      worstKnee = -Infinity;
-    // Where each foot landed (null while in the air): a planted foot's drift is measured from there.
+      worstKnee = -Infinity,
+      head = 0,
+      heel = 0,
+      ankleUnder = -Infinity,
+      toesUnder = -Infinity;
+    const ankleRest = rest.world[j.leftFoot].y;
+    // Where each foot's ball landed (null while in the air): a planted foot's drift is measured there, the
+    // point it stands on as its heel lifts behind the body.
     const landed: (Vector3 | null)[] = [null, null];
-    const m = rig.run(240, walk, (f) => {
+    const m = rig.run(240, walk, (f, t) => {
       if (f.stepping[0] && f.stepping[1]) both++;
+      head = Math.max(head, f.world[j.head].subtract(walk(t).head).length());
       for (const [i, side] of (["left", "right"] as const).entries()) {
-        const foot = f.world[j[`${side}Foot`]];
+        const ball = f.balls[i];
         if (f.stepping[i]) landed[i] = null;
-        else if (landed[i] === null) landed[i] = foot.clone();
-        else slide = Math.max(slide, foot.subtract(landed[i]).length());
+        else if (landed[i] === null) landed[i] = ball.clone();
+        else slide = Math.max(slide, ball.subtract(landed[i]).length());
+        const ankle = f.world[j[`${side}Foot`]].y;
+        if (!f.stepping[i]) heel = Math.max(heel, ankle - ankleRest);
+        ankleUnder = Math.max(ankleUnder, ankleRest - ankle);
+        toesUnder = Math.max(
+          toesUnder,
+          -f.world[rig.ik.jointIndex(`${side === "left" ? "Left" : "Right"}Toe_End`)].y,
+        );
         worstKnee = Math.max(worstKnee, rig.kneeInversion(f.world, side, new Vector3(0, 0, 1)));
       }
     });
@@ -211,9 +225,18 @@ describe("TrackedBody on the mannequin", () => {
     // The issue's bar: a planted foot moves at most 1 cm.
     expect(slide).toBeLessThan(0.01);
     expect(worstKnee).toBeLessThanOrEqual(0);
+    // A trailing leg rolls its foot onto the ball instead of pulling the hips, and the head, down (without the
+    // heels lifting the head fell 10.9 cm behind its tracker); the heel never sinks, the toes stay above ground.
+    expect(head).toBeLessThan(0.03);
+    expect(heel).toBeGreaterThan(0.01);
+    expect(ankleUnder).toBeLessThan(0.002);
+    expect(toesUnder).toBeLessThan(0.002);
     const feetZ = (m.world[j.leftFoot].z + m.world[j.rightFoot].z) / 2;
     expect(Math.abs(feetZ - 3)).toBeLessThan(0.3);
-    notes.push(`walk 3 m at 1 m/s: ${rig.body.steps} steps, planted feet slid ${cm(slide)} cm at most`);
+    notes.push(
+      `walk 3 m at 1 m/s: ${rig.body.steps} steps, planted feet (their balls) slid ${cm(slide)} cm at most, ` +
+        `heels up to ${cm(heel)} cm, head ${cm(head)} cm off its tracker at most`,
+    );
   });
 
   it("reach low (a squat, hands at 30 cm) and overhead, with the collarbones in the arms' chains", async () => {
