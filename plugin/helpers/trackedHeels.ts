@@ -11,6 +11,7 @@ import { hipLessFoot } from "./trackedHipJoint.js";
 import { LEG_REACH } from "./trackedHips.js";
 import { cross3, unit3 } from "./trackedMath.js";
 import { DIR, DRY, FOOT_SIZE, POS, UP as STEP_UP } from "./trackedStepState.js";
+import { HEADING } from "./trackedSlots.js";
 import { pivotFoot } from "./trackedSwing.js";
 
 /*
@@ -34,6 +35,11 @@ const HIPS_FIRST = 0.02;
  * until it steps: it pivots about its ankle, and rolling onto the ball as well would walk it across the floor.
  */
 const TWISTED = 0.05;
+/**
+ * A body turning faster than this (radians a second: a spin, not a walk's turn) keeps its heels down: its feet
+ * turn under it faster than a leg's twist lets the solved foot follow its ball.
+ */
+const SPIN_SPEED = 4;
 /** The fastest a heel lifts or comes down (radians a second): the hips come down for the rest at once. */
 const LIFT_SPEED = 4;
 /** A heel lifted when its foot steps comes down over this share of the step. */
@@ -66,7 +72,8 @@ const Q2 = 43;
 const PIVOT = 47; // per foot: how much its turns pivot about the ball
 const TWIST = 49; // per foot: how far it has turned since it was planted (radians)
 const LAST = 51; // per foot: last frame's flat rotation (4 each)
-const SIZE = 59;
+const LAST_HEADING = 59; // the heading last frame (3)
+const SIZE = 62;
 
 /** Heels that lift off planted feet (see the top of the file). Positions are model space. */
 export class TrackedHeels {
@@ -99,6 +106,13 @@ export class TrackedHeels {
     const s = this._s,
       body = this._body;
     const r = state[FEET_REACH];
+    let turned = 0;
+    for (let k = 0; k < 3; k++) {
+      turned += v[HEADING + k] * s[LAST_HEADING + k];
+      s[LAST_HEADING + k] = v[HEADING + k];
+    }
+    const spin = Math.acos(Math.max(-1, Math.min(1, turned))) / Math.max(1e-6, state[FEET_DT]);
+    const calm = spin > SPIN_SPEED ? 0 : 1;
     for (let i = 0; i < 2; i++) {
       const o = feet + 7 * i;
       for (let k = 0; k < 4; k++) s[FLAT + 4 * i + k] = v[o + 3 + k];
@@ -178,7 +192,7 @@ export class TrackedHeels {
       const air = state[FEET_STEPPING + i] === 1;
       // A tracked foot (its tracker's weight in `state[FEET_TRACKED + i]`) is placed by its tracker.
       const free = s[PIVOT + i] > 0 || s[TWIST + i] < TWISTED ? 1 : 0;
-      const wanted = Math.min(most, Math.max(0, planted)) * ahead * free;
+      const wanted = Math.min(most, Math.max(0, planted)) * ahead * free * calm;
       const step = LIFT_SPEED * state[FEET_DT];
       const eased = Math.min(s[ANGLE + i] + step, Math.max(s[ANGLE + i] - step, wanted));
       const angle = (air ? down : eased) * (1 - state[FEET_TRACKED + i]);

@@ -39,6 +39,8 @@ interface SpinResult {
   /** The least cosine between a planted foot's toes and the pelvis's forward (flattened). */
   twist: number;
   both: number;
+  /** How far a planted ankle rose above its rest height while the body spun at speed (m): its heel lifting. */
+  heel: number;
 }
 
 describe("TrackedBody spinning (the mannequin)", () => {
@@ -46,7 +48,7 @@ describe("TrackedBody spinning (the mannequin)", () => {
   afterEach(() => rig?.dispose());
 
   /** Runs a pirouette after half a second standing, measuring every solved frame (model space). */
-  function spin(pose: (t: number) => Pose3): SpinResult {
+  function spin(pose: (t: number) => Pose3, spinning: (t: number) => boolean): SpinResult {
     rig.run(30, pirouette(0, 0, 0, 0));
     const reader = rig.reader;
     const rest = rig.ik.rig!.restOrientations;
@@ -60,9 +62,10 @@ describe("TrackedBody spinning (the mannequin)", () => {
       );
     const at = (j: number) => Vector3.FromArray(reader.positions, 3 * j);
     const flat = (v: Vector3) => v.subtract(up.scale(Vector3.Dot(v, up))).normalize();
-    const r: SpinResult = { slide: 0, inverted: 0, twist: 1, both: 0 };
+    const r: SpinResult = { slide: 0, inverted: 0, twist: 1, both: 0, heel: 0 };
+    const ankleRest = rig.positions()[rig.j.leftFoot].y;
     const landed: ([Vector3, Vector3] | null)[] = [null, null];
-    rig.run(180, pose, (m) => {
+    rig.run(180, pose, (m, t) => {
       if (m.stepping[0] && m.stepping[1]) r.both++;
       const pelvis = flat(forward.applyRotationQuaternion(turnOf(rig.j.hips)));
       for (const [i, side] of (["left", "right"] as const).entries()) {
@@ -75,6 +78,7 @@ describe("TrackedBody spinning (the mannequin)", () => {
         const foot = m.world[footJ],
           ball = m.balls[i];
         // Sliding moves both the ankle and the ball: a heel lifting turns the foot about its ball.
+        if (!m.stepping[i] && spinning(t)) r.heel = Math.max(r.heel, foot.y - ankleRest);
         if (m.stepping[i]) landed[i] = null;
         else if (landed[i] === null) landed[i] = [foot.clone(), ball.clone()];
         else {
@@ -105,11 +109,15 @@ describe("TrackedBody spinning (the mannequin)", () => {
   ] as const) {
     it(`${turns} turn(s) at ${speed} rad/s, the head ${shift * 100} cm onto the left foot and ${lead * 100} cm ahead, steps of ${stepTime} s: planted feet hold and turn with the pelvis, knees forward`, async () => {
       rig = await TrackedRig.create({ stepTime });
-      const r = spin(pirouette(speed, turns, shift, lead));
+      // Turning at full speed: from a tenth of a second after the turn starts to its end.
+      const r = spin(
+        pirouette(speed, turns, shift, lead),
+        (t) => t > 0.6 && t < 0.5 + (turns * 2 * Math.PI) / speed,
+      );
       notes.push(
         `${turns} turn(s) at ${speed} rad/s, steps of ${stepTime} s: ${rig.body.steps} steps, planted feet slid ${cm(r.slide)} cm ` +
           `at most, turned ${((Math.acos(r.twist) * 180) / Math.PI).toFixed(0)}° at most from the pelvis, ` +
-          `${r.inverted} leg-frames with a knee inverted`,
+          `${r.inverted} leg-frames with a knee inverted, heels up ${cm(r.heel)} cm at most`,
       );
       expect(r.both).toBe(0);
       expect(rig.body.steps).toBeGreaterThanOrEqual(3);
@@ -119,6 +127,9 @@ describe("TrackedBody spinning (the mannequin)", () => {
       // from the pelvis has the leg twisted past its limits.
       expect(r.twist).toBeGreaterThan(Math.cos((55 * Math.PI) / 180));
       expect(r.inverted).toBe(0);
+      // Spinning faster than a walk turns, the heels stay down: the feet turn under the body faster than a
+      // leg's twist would let a foot standing on its ball follow.
+      expect(r.heel).toBeLessThan(0.005);
     });
   }
 });
