@@ -164,22 +164,19 @@ export class TrackedHeels {
       // Only a leg stretched back from its foot (the hip ahead of it, as behind a walking body) rolls onto the
       // ball: stretched sideways (a spin about the other foot) it would twist the ankle past its limits.
       let along = 0,
-        flat = 0,
         hipFlat = 0;
       for (let k = 0; k < 3; k++) {
-        const fw = -s[D + k],
-          hp = s[H + k];
-        along += fw * hp;
-        flat += fw * fw;
+        const hp = s[H + k];
+        along -= s[D + k] * hp;
         hipFlat += hp * hp;
       }
       const upF = -(s[D] * s[U] + s[D + 1] * s[U + 1] + s[D + 2] * s[U + 2]),
         upH = s[H] * s[U] + s[H + 1] * s[U + 1] + s[H + 2] * s[U + 2];
       const across =
-        (along - upF * upH) / Math.sqrt(Math.max(1e-30, (flat - upF * upF) * (hipFlat - upH * upH)));
+        (along - upF * upH) / Math.sqrt(Math.max(1e-30, (d2 - upF * upF) * (hipFlat - upH * upH)));
       const ahead = Math.min(1, Math.max(0, 2 * across - 1));
       // A foot already pointing down (on a slope falling ahead of it) has less of the ankle's range left.
-      const down0 = -upF / Math.sqrt(Math.max(1e-30, flat));
+      const down0 = -upF / Math.sqrt(Math.max(1e-30, d2));
       const most = MOST_LIFT - Math.max(0, Math.asin(Math.max(-1, Math.min(1, down0))) - body.ballDrop[i]);
       const m = Math.sqrt(a * a + b * b);
       const toward = Math.atan2(b, a);

@@ -7,6 +7,7 @@ import { TrackedBody } from "../../plugin/helpers/trackedBody.js";
 import type { TrackedBodyOptions } from "../../plugin/helpers/trackedBodyOptions.js";
 import { OWN_CHARACTERS, loadCharacter, type Character, type Loaded } from "../babylon/characters.js";
 import { attach } from "../babylon/fabrikHarness.js";
+import { ballOf } from "../bench/trackedClips.js";
 
 export const mannequin = OWN_CHARACTERS.find((c) => c.folder === "mannequin")!;
 
@@ -133,30 +134,9 @@ export function finite(world: Vector3[]): boolean {
   return world.every((p) => Number.isFinite(p.x) && Number.isFinite(p.y) && Number.isFinite(p.z));
 }
 
-/**
- * The balls of the feet in world space, from the reader's last read: each foot joint carrying the ball's rest
- * offset (`TrackedBodyRig.ball`), the point a planted foot rolls onto as its heel lifts and stays on.
- */
+/** The balls of the feet in world space, from the reader's last read (see `ballOf`). */
 export function ballsOf(body: TrackedBody, reader: PoseReader): [Vector3, Vector3] {
-  const rig = body.body;
-  const m = reader.modelToWorld;
-  const at = (i: number): Vector3 => {
-    const j = rig.sides[i].foot;
-    const o = reader.orientations;
-    const q = new Quaternion(o[4 * j], o[4 * j + 1], o[4 * j + 2], o[4 * j + 3]);
-    const b = new Vector3(rig.ball[3 * i], rig.ball[3 * i + 1], rig.ball[3 * i + 2]).applyRotationQuaternion(
-      q,
-    );
-    const x = reader.positions[3 * j] + b.x,
-      y = reader.positions[3 * j + 1] + b.y,
-      z = reader.positions[3 * j + 2] + b.z;
-    return new Vector3(
-      x * m[0] + y * m[4] + z * m[8] + m[12],
-      x * m[1] + y * m[5] + z * m[9] + m[13],
-      x * m[2] + y * m[6] + z * m[10] + m[14],
-    );
-  };
-  return [at(0), at(1)];
+  return [ballOf(body.body, reader, 0), ballOf(body.body, reader, 1)];
 }
 
 export const yaw = (a: number): Quaternion => Quaternion.RotationAxis(Vector3.Up(), a);
