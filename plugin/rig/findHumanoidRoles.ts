@@ -12,7 +12,10 @@ import { isAncestor, jointChildren, jointDepths, lowestCommonAncestor } from "./
  *   `ORG-`, and `MCH-` ignored), Unreal (`upperarm_l`, `lowerarm_l`, `clavicle_l`, `thigh_l`, `calf_l`,
  *   `ball_l`, `pelvis`, `spine_01`, `neck_01`; twist bones ignored), VRM (`leftUpperArm`, `upperChest`),
  *   VRoid (`J_Bip_L_UpperArm`), 3ds Max Biped (`Bip01 L Forearm`), Quaternius (`UpperArm.L`, `LowerLeg.R`),
- *   and numbered limbs (`arm_joint_L_1..3`, `leg_joint_R_1..5`, `torso_joint_1..3`, `neck_joint_1..2`).
+ *   Daz Genesis (`lShldrBend`, `lThighBend`, `abdomenLower`, `chestUpper`, `neckLower`; Twist bones
+ *   ignored), Character Creator (`CC_Base_L_Upperarm`, `CC_Base_NeckTwist01`), Auto-Rig Pro
+ *   (`arm_stretch.l`, `leg_stretch.r`, `spine_01.x`), and numbered limbs (`arm_joint_L_1..3`,
+ *   `leg_joint_R_1..5`, `torso_joint_1..3`, `neck_joint_1..2`).
  *   Side words: `L`/`R`/`Left`/`Right` in any case, as prefix, suffix or camelCase word.
  * - Generic words are placed by the tree: along one side, `arm` joints fill the first free slot of
  *   upper arm, lower arm, hand that agrees with the named slots' ancestry (Mixamo `LeftArm` is the upper arm
@@ -336,7 +339,12 @@ class RoleFinder {
     if (named("chest") >= 0 || named("upperChest") >= 0) {
       this.set("spine", spine[0] !== named("chest") && spine[0] !== named("upperChest") ? spine[0] : -1);
       this.set("chest", named("chest"));
-      this.set("upperChest", named("upperChest"));
+      // Two chest bones and no upper chest (Daz Genesis' `chestLower`, `chestUpper`): the upper is the last.
+      const chests = spine.filter((j) => this.parts[j].part === "chest");
+      this.set(
+        "upperChest",
+        named("upperChest") >= 0 || chests.length < 2 ? named("upperChest") : chests.at(-1)!,
+      );
       return;
     }
     this.set("spine", spine[0]);

@@ -75,8 +75,7 @@ export function humanoidLimitPreset(
   for (let i = 1; i < TORSO.length; i++) {
     const j = preset.joint(TORSO[i], TORSO.slice(0, i));
     if (j === undefined) continue;
-    const r = i <= 3 ? RANGES.spine : RANGES[TORSO[i] as "neck" | "head"];
-    presets.set(j, preset.torso(j, r));
+    presets.set(j, preset.torso(j, torsoRange(i)));
   }
 
   for (const side of ["left", "right"] as const) {
@@ -105,7 +104,53 @@ export function humanoidLimitPreset(
     const toes = preset.joint(leg[3], leg.slice(0, 3));
     if (toes !== undefined) presets.set(toes, preset.toes(toes));
   }
+  limitSegments(rig, roles, presets, armsAreLegs(rig, roles, up), (j, i) => preset.torso(j, torsoRange(i)));
   return presets;
+}
+
+/**
+ * Bones with no role of their own between two roles of a limb or the torso (Rigify's `DEF-upper_arm.L.001`,
+ * Daz Genesis' `lShldrTwist`, MakeHuman's `upperarm02.L`, Unreal 5's `spine_02`, Character Creator's
+ * `NeckTwist02`) are parts of the bone above them: a limb's segment only twists with it (within the twist
+ * of the joint the limb turns at), a spine or neck segment bends within the range of the role above it.
+ * Left free, the solver bent an upper arm or a forearm in its middle, and folded a spine at such a joint.
+ */
+function limitSegments(
+  rig: Rig,
+  roles: HumanoidRoles,
+  presets: Map<number, JointLimitSpec>,
+  armsAreFree: boolean,
+  torso: (j: number, role: number) => JointLimitSpec,
+): void {
+  const parents = rig.parents;
+  const between = (from: HumanoidRole, to: HumanoidRole, limit: (j: number) => JointLimitSpec) => {
+    const a = roles[from],
+      b = roles[to];
+    if (a === undefined || b === undefined || a === b || !isAncestor(parents, a, b)) return;
+    for (let j = parents[b]; j !== a && j >= 0; j = parents[j]) if (!presets.has(j)) presets.set(j, limit(j));
+  };
+  const twist = (degrees: number) => (): JointLimitSpec => ({ pivot: symmetric(degrees) });
+  for (const side of ["left", "right"] as const) {
+    if (!armsAreFree) {
+      between(`${side}UpperArm`, `${side}LowerArm`, twist(RANGES.upperArm.twist));
+      between(`${side}LowerArm`, `${side}Hand`, twist(RANGES.hand.twist));
+    }
+    between(`${side}UpperLeg`, `${side}LowerLeg`, twist(RANGES.upperLeg.twist));
+    between(`${side}LowerLeg`, `${side}Foot`, twist(RANGES.foot.turn));
+  }
+  // A torso segment bends as the role it leads up to does (the spine's between hips and spine, the head's
+  // between neck and head), within its own parent's frame.
+  let above = 0;
+  for (let i = 1; i < TORSO.length; i++) {
+    if (roles[TORSO[i]] === undefined) continue;
+    if (presets.has(roles[TORSO[i]]!)) between(TORSO[above], TORSO[i], (j) => torso(j, i));
+    above = i;
+  }
+}
+
+/** The range of the torso role `TORSO[i]`: the spine's for every role below the neck. */
+function torsoRange(i: number): { flex: number; extend: number; side: number; turn: number } {
+  return i <= 3 ? RANGES.spine : RANGES[TORSO[i] as "neck" | "head"];
 }
 
 /**

@@ -61,6 +61,7 @@ const PART_OF_WORDS: Readonly<Record<string, BodyPart>> = {
   collar: "shoulder",
   collarbone: "shoulder",
   upperarm: "upperArm",
+  shldr: "upperArm",
   uparm: "upperArm",
   humerus: "upperArm",
   lowerarm: "lowerArm",
@@ -148,7 +149,21 @@ const NOISE_WORDS = new Set([
   "rig",
   "armature",
   "deform",
+  // Auto-Rig Pro's deforming limb bones (`arm_stretch.l`) and centre suffix (`spine_01.x`); Daz Genesis'
+  // bending bones (`lThighBend`, beside their `Twist` helpers).
+  "stretch",
+  "x",
+  "bend",
 ]);
+
+/**
+ * Words that only say which of several bones of one part a joint is (Daz Genesis' `abdomenLower`,
+ * `chestUpper`, `neckLower`): dropped when the name means nothing with them (`upper arm` keeps its meaning).
+ */
+const ORDER_WORDS = new Set(["lower", "upper", "mid"]);
+
+/** True for a helper word other than `twist`. */
+const OTHER_HELPER = (word: string): boolean => word !== "twist" && HELPER_WORDS.has(word);
 
 /** Splits a joint name into lower-case words; see the file comment. */
 export function splitJointName(name: string): string[] {
@@ -184,5 +199,12 @@ export function parseJointName(name: string): JointNameParts {
   // Unknown rig prefixes come first ("CC_Base_L_Upperarm"), so the part is read from the last words.
   if (part === null && rest.length > 2) part = PART_OF_WORDS[rest.slice(-2).join("")] ?? null;
   if (part === null && rest.length > 1) part = PART_OF_WORDS[rest[rest.length - 1]] ?? null;
+  if (part === null && rest.some((word) => ORDER_WORDS.has(word))) {
+    part = PART_OF_WORDS[rest.filter((word) => !ORDER_WORDS.has(word)).join("")] ?? null;
+  }
+  // A neck made of twist bones (Character Creator's `NeckTwist01`, `NeckTwist02`) is the neck itself: the
+  // limbs' twist bones are helpers beside the bones they follow, but nothing else carries the head.
+  if (helper && part === "neck" && words.includes("twist") && !words.some((w) => OTHER_HELPER(w)))
+    helper = false;
   return { side, part, helper, rank };
 }

@@ -1,0 +1,153 @@
+import { describe, expect, it } from "vitest";
+import {
+  compilePlan,
+  createJointLimits,
+  createPose,
+  createRig,
+  findHumanoidRoles,
+  humanoidLimitPreset,
+  setJointLimit,
+  solvePlan,
+  type HumanoidRoles,
+  type Rig,
+} from "../../plugin/index.js";
+import { axisAngle, conj, mul } from "../solver/limitChecks.js";
+import { random } from "../babylon/fabrikHarness.js";
+
+/*
+ * Limbs and spines made of more bones than their roles (Rigify's DEF-upper_arm.L.001, Daz Genesis' twist
+ * bones, Unreal 5's spine_02): the preset limits the bones between two roles, so an arm reaching from a
+ * straight T-pose bends at its elbow, never in the middle of its upper arm or forearm.
+ */
+
+type V = [number, number, number];
+
+/** A Rigify-style deforming skeleton in a T-pose (Y up, facing +Z, its left along +X), in metres. */
+function segmentedHumanoid(): Rig {
+  const names: string[] = [];
+  const parents: number[] = [];
+  const positions: number[] = [];
+  const add = (name: string, parent: string | null, p: V): void => {
+    names.push(name);
+    parents.push(parent === null ? -1 : names.indexOf(parent));
+    positions.push(...p);
+  };
+  add("DEF-spine", null, [0, 1, 0]);
+  const spine: [string, number][] = [
+    ["DEF-spine.001", 1.1],
+    ["DEF-spine.002", 1.22],
+    ["DEF-spine.003", 1.35],
+    ["DEF-spine.004", 1.5],
+    ["DEF-spine.005", 1.56],
+    ["DEF-spine.006", 1.62],
+  ];
+  spine.forEach(([name, y], i) => add(name, i === 0 ? "DEF-spine" : spine[i - 1][0], [0, y, 0]));
+  for (const [s, x] of [
+    ["L", 1],
+    ["R", -1],
+  ] as const) {
+    add(`DEF-shoulder.${s}`, "DEF-spine.003", [0.03 * x, 1.45, 0]);
+    const arm = ["upper_arm", "upper_arm.001", "forearm", "forearm.001", "hand"];
+    arm.forEach((bone, i) => {
+      const name = bone.includes(".") ? `DEF-${bone.replace(".001", `.${s}.001`)}` : `DEF-${bone}.${s}`;
+      add(name, i === 0 ? `DEF-shoulder.${s}` : names[names.length - 1], [(0.17 + 0.125 * i) * x, 1.45, 0]);
+    });
+    add(`DEF-thigh.${s}`, "DEF-spine", [0.1 * x, 0.95, 0]);
+    add(`DEF-thigh.${s}.001`, `DEF-thigh.${s}`, [0.1 * x, 0.72, 0]);
+    add(`DEF-shin.${s}`, `DEF-thigh.${s}.001`, [0.1 * x, 0.5, 0]);
+    add(`DEF-shin.${s}.001`, `DEF-shin.${s}`, [0.1 * x, 0.3, 0]);
+    add(`DEF-foot.${s}`, `DEF-shin.${s}.001`, [0.1 * x, 0.08, 0]);
+    add(`DEF-toe.${s}`, `DEF-foot.${s}`, [0.1 * x, 0.02, 0.12]);
+  }
+  return createRig({ names, parents, restPositions: positions });
+}
+
+/** The first child of joint j (these limbs have one). */
+const childOf = (rig: Rig, j: number): number => rig.children[rig.childStart[j]];
+
+function rolesOf(rig: Rig): HumanoidRoles {
+  return findHumanoidRoles({ names: rig.names!, parents: rig.parents, restPositions: rig.restPositions });
+}
+
+const SEGMENTS = ["DEF-upper_arm.L.001", "DEF-forearm.L.001", "DEF-thigh.L.001", "DEF-shin.L.001"];
+
+/** Angle (radians) by which joint j's local rotation turns its bone (toward `child`) away from its rest direction. */
+function swing(rig: Rig, orientations: Float64Array, j: number, child: number): number {
+  const p = rig.parents[j];
+  const local = mul(conj(orientations.subarray(4 * p, 4 * p + 4)), orientations.subarray(4 * j, 4 * j + 4));
+  const r = rig.restPositions;
+  const axis = [0, 1, 2].map((i) => r[3 * child + i] - r[3 * j + i]);
+  const n = Math.hypot(...axis);
+  const v = mul(mul(local, [...axis, 0]), conj(local));
+  return Math.acos(Math.min(1, (v[0] * axis[0] + v[1] * axis[1] + v[2] * axis[2]) / (n * n)));
+}
+
+describe("humanoid preset on limbs and spines with segment bones", () => {
+  it("limits every bone between two roles: a limb's segment only twists, a spine's bends as its role", () => {
+    const rig = segmentedHumanoid();
+    const roles = rolesOf(rig);
+    expect(rig.names![roles.leftUpperArm!]).toBe("DEF-upper_arm.L");
+    expect(rig.names![roles.leftLowerArm!]).toBe("DEF-forearm.L");
+    const presets = humanoidLimitPreset(rig, roles, { up: [0, 1, 0] });
+    for (const name of SEGMENTS) {
+      expect(presets.get(rig.names!.indexOf(name)), name).toEqual({ pivot: expect.any(Object) });
+    }
+    const neckSegment = presets.get(rig.names!.indexOf("DEF-spine.005"));
+    expect(neckSegment?.swing ?? neckSegment?.twist).toBeDefined();
+  });
+
+  it("an arm reaching from its straight T-pose bends at the elbow only, and meets its targets", () => {
+    const rig = segmentedHumanoid();
+    const roles = rolesOf(rig);
+    const limits = createJointLimits(rig);
+    const presets = humanoidLimitPreset(rig, roles, { up: [0, 1, 0] });
+    for (const [j, spec] of presets) setJointLimit(limits, j, spec);
+    const hand = roles.leftHand!,
+      shoulder = roles.leftShoulder!,
+      upper = roles.leftUpperArm!,
+      elbow = roles.leftLowerArm!;
+    let chainLength = 0;
+    for (let j = hand; j !== shoulder; j = rig.parents[j]) chainLength++;
+    const plan = compilePlan(rig, { effectors: [{ joint: hand, chainLength }], limits });
+    const hinge = presets.get(elbow)!.hinge!;
+    const rand = random(7);
+    let met = 0,
+      largest = 0;
+    const tries = 200;
+    for (let t = 0; t < tries; t++) {
+      // A pose the arm can take: the upper arm swung forward and down, the elbow bent its own way.
+      const a = rand() * 1.2,
+        b = rand() * 0.9;
+      const bend = hinge.min + 0.1 + rand() * Math.min(1.8, hinge.max - hinge.min - 0.2);
+      const turn: Record<number, number[]> = {
+        [upper]: mul(axisAngle([0, 1, 0], -a), axisAngle([0, 0, 1], -b)),
+        [elbow]: axisAngle(hinge.axis, bend),
+      };
+      const o = new Map<number, number[]>();
+      const p = new Map<number, number[]>();
+      const r = rig.restPositions;
+      for (let j = shoulder; ; j = childOf(rig, j)) {
+        const parent = rig.parents[j];
+        const po = o.get(parent) ?? [0, 0, 0, 1];
+        const offset = [0, 1, 2].map((i) => r[3 * j + i] - r[3 * parent + i]);
+        const v = mul(mul(po, [...offset, 0]), conj(po));
+        const pp = p.get(parent) ?? [r[3 * parent], r[3 * parent + 1], r[3 * parent + 2]];
+        p.set(
+          j,
+          [0, 1, 2].map((i) => pp[i] + v[i]),
+        );
+        o.set(j, mul(po, turn[j] ?? [0, 0, 0, 1]));
+        if (j === hand) break;
+      }
+      const pose = createPose(rig);
+      const report = solvePlan(plan, pose, new Float64Array(p.get(hand)!), {});
+      if (report.converged) met++;
+      for (const name of ["DEF-upper_arm.L.001", "DEF-forearm.L.001"]) {
+        const j = rig.names!.indexOf(name);
+        largest = Math.max(largest, swing(rig, pose.orientations, j, childOf(rig, j)));
+      }
+    }
+    expect(largest).toBeLessThan(1e-6);
+    expect(met).toBe(tries);
+  });
+});
