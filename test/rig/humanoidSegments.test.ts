@@ -151,3 +151,89 @@ describe("humanoid preset on limbs and spines with segment bones", () => {
     expect(met).toBe(tries);
   });
 });
+
+/** An Unreal 5 mannequin's skeleton in a T-pose (Y up, facing +Z), its spine of five bones, neck of two. */
+function unrealHumanoid(): Rig {
+  const names: string[] = [];
+  const parents: number[] = [];
+  const positions: number[] = [];
+  const add = (name: string, parent: string | null, p: V): void => {
+    names.push(name);
+    parents.push(parent === null ? -1 : names.indexOf(parent));
+    positions.push(...p);
+  };
+  add("root", null, [0, 0, 0]);
+  add("pelvis", "root", [0, 1, 0]);
+  UNREAL_SPINE.forEach(([name, y], i) => add(name, i === 0 ? "pelvis" : UNREAL_SPINE[i - 1][0], [0, y, 0]));
+  for (const [s, x] of [
+    ["l", 1],
+    ["r", -1],
+  ] as const) {
+    add(`clavicle_${s}`, "spine_05", [0.03 * x, 1.45, 0]);
+    add(`upperarm_${s}`, `clavicle_${s}`, [0.17 * x, 1.45, 0]);
+    add(`lowerarm_${s}`, `upperarm_${s}`, [0.45 * x, 1.45, 0]);
+    add(`hand_${s}`, `lowerarm_${s}`, [0.7 * x, 1.45, 0]);
+    add(`thigh_${s}`, "pelvis", [0.1 * x, 0.95, 0]);
+    add(`calf_${s}`, `thigh_${s}`, [0.1 * x, 0.5, 0]);
+    add(`foot_${s}`, `calf_${s}`, [0.1 * x, 0.08, 0]);
+    add(`ball_${s}`, `foot_${s}`, [0.1 * x, 0.02, 0.12]);
+  }
+  return createRig({ names, parents, restPositions: positions });
+}
+
+const UNREAL_SPINE: [string, number][] = [
+  ["spine_01", 1.05],
+  ["spine_02", 1.13],
+  ["spine_03", 1.21],
+  ["spine_04", 1.3],
+  ["spine_05", 1.4],
+  ["neck_01", 1.52],
+  ["neck_02", 1.57],
+  ["head", 1.62],
+];
+
+describe("humanoid preset on a spine with more bones than roles", () => {
+  it("a head reaching down the spine bends spine_02 and spine_03 within the spine's range", () => {
+    const rig = unrealHumanoid();
+    const names = rig.names!;
+    const roles = rolesOf(rig);
+    expect(names[roles.spine!]).toBe("spine_01");
+    expect(names[roles.chest!]).toBe("spine_04");
+    const limits = createJointLimits(rig);
+    for (const [j, spec] of humanoidLimitPreset(rig, roles, { up: [0, 1, 0] }))
+      setJointLimit(limits, j, spec);
+    const plan = compilePlan(rig, { effectors: [{ joint: names.indexOf("head"), chainLength: 7 }], limits });
+    const rand = random(3);
+    let met = 0,
+      largest = 0;
+    const tries = 200;
+    for (let t = 0; t < tries; t++) {
+      // The roles' joints bend forward or back and sideways within the spine's and neck's ranges.
+      const turn: Record<string, number[]> = {};
+      for (const name of ["spine_01", "spine_04", "spine_05", "neck_01"])
+        turn[name] = mul(
+          axisAngle([1, 0, 0], (rand() * 2 - 1) * 0.35),
+          axisAngle([0, 0, 1], (rand() * 2 - 1) * 0.2),
+        );
+      let o = [0, 0, 0, 1],
+        p = [0, UNREAL_SPINE[0][1], 0];
+      for (let i = 1; i < UNREAL_SPINE.length; i++) {
+        o = mul(o, turn[UNREAL_SPINE[i - 1][0]] ?? [0, 0, 0, 1]);
+        const v = mul(mul(o, [0, UNREAL_SPINE[i][1] - UNREAL_SPINE[i - 1][1], 0, 0]), conj(o));
+        p = [p[0] + v[0], p[1] + v[1], p[2] + v[2]];
+      }
+      const pose = createPose(rig);
+      if (solvePlan(plan, pose, new Float64Array(p), {}).converged) met++;
+      for (const name of ["spine_02", "spine_03"]) {
+        const j = names.indexOf(name),
+          q = rig.parents[j];
+        const o = pose.orientations;
+        const local = mul(conj(o.subarray(4 * q, 4 * q + 4)), o.subarray(4 * j, 4 * j + 4));
+        largest = Math.max(largest, 2 * Math.acos(Math.min(1, Math.abs(local[3]))));
+      }
+    }
+    // Free, a segment took up to 55° (the spine folding at it); the spine's range is 25° at most.
+    expect(largest).toBeLessThan((25.01 * Math.PI) / 180);
+    expect(met).toBe(tries);
+  });
+});
