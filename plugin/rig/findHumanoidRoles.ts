@@ -14,7 +14,8 @@ import { isAncestor, jointChildren, jointDepths, lowestCommonAncestor } from "./
  *   VRoid (`J_Bip_L_UpperArm`), 3ds Max Biped (`Bip01 L Forearm`), Quaternius (`UpperArm.L`, `LowerLeg.R`),
  *   Daz Genesis (`lShldrBend`, `lThighBend`, `abdomenLower`, `chestUpper`, `neckLower`; Twist bones
  *   ignored), Character Creator (`CC_Base_L_Upperarm`, `CC_Base_NeckTwist01`), Auto-Rig Pro
- *   (`arm_stretch.l`, `leg_stretch.r`, `spine_01.x`), and numbered limbs (`arm_joint_L_1..3`,
+ *   (`arm_stretch.l`, `leg_stretch.r`, `spine_01.x`), BVH and Kinect joint names (`LeftCollar`, `LeftShoulder`,
+ *   `LeftElbow`, `LeftWrist`; `LeftHip`, `LeftKnee`, `LeftAnkle`), and numbered limbs (`arm_joint_L_1..3`,
  *   `leg_joint_R_1..5`, `torso_joint_1..3`, `neck_joint_1..2`).
  *   Side words: `L`/`R`/`Left`/`Right` in any case, as prefix, suffix or camelCase word.
  * - Generic words are placed by the tree: along one side, `arm` joints fill the first free slot of
@@ -208,7 +209,33 @@ class RoleFinder {
         }
       }
     }
+    this.jointNamedSlots(side, generic, slots);
     return slots;
+  }
+
+  /**
+   * Names of joints rather than bones (BVH and Kinect skeletons: `LeftCollar`, `LeftShoulder`, `LeftElbow`,
+   * `LeftWrist`; `LeftHip`, `LeftKnee`, `LeftAnkle`): a shoulder below the limb's shoulder is the upper arm,
+   * a hip with a side the upper leg. Only where no bone name fills the slot, and one such hip a side (CMU's `LHipJoint` sits above a
+   * `LeftUpLeg`, Rigify's `DEF-pelvis.L` beside a `DEF-thigh.L`).
+   */
+  private jointNamedSlots(side: Side, generic: BodyPart, slots: LimbSlots): void {
+    if (generic === "arm" && slots[1] < 0 && slots[0] >= 0) {
+      const inner = this.candidates("shoulder", side).find(
+        (c) => c !== slots[0] && this.below(slots[0], c) && (slots[2] < 0 || this.below(c, slots[2])),
+      );
+      if (inner !== undefined) slots[1] = inner;
+    }
+    // One hip a side: a body with several legs a side (`Leg.L1.Hip` … `Leg.L3.Hip`) is no biped.
+    const hips = this.candidates("hips", side);
+    if (
+      generic === "leg" &&
+      slots[0] < 0 &&
+      slots[1] >= 0 &&
+      hips.length === 1 &&
+      this.below(hips[0], slots[1])
+    )
+      slots[0] = hips[0];
   }
 
   private onlyBodyChild(j: number): number {

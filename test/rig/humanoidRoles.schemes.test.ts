@@ -161,6 +161,106 @@ root.x
     );
   });
 
+  it("BVH and Kinect joint names: the shoulder below the collar is the upper arm, a sided hip the thigh", () => {
+    const bvh = outline(
+      `
+Hips
+  Chest
+    Chest2
+      Neck
+        Head
+      {s}Collar
+        {s}Shoulder
+          {s}Elbow
+            {s}Wrist
+  {s}Hip
+    {s}Knee
+      {s}Ankle
+        {s}Toe
+`,
+    );
+    expect(rolesByName(bvh)).toEqual(
+      sided(
+        { hips: "Hips", chest: "Chest", upperChest: "Chest2", neck: "Neck", head: "Head" },
+        {
+          Shoulder: "{s}Collar",
+          UpperArm: "{s}Shoulder",
+          LowerArm: "{s}Elbow",
+          Hand: "{s}Wrist",
+          UpperLeg: "{s}Hip",
+          LowerLeg: "{s}Knee",
+          Foot: "{s}Ankle",
+          Toes: "{s}Toe",
+        },
+      ),
+    );
+    const kinect = outline(
+      `
+PELVIS
+  SPINE_NAVAL
+    SPINE_CHEST
+      NECK
+        HEAD
+      CLAVICLE_{s}
+        SHOULDER_{s}
+          ELBOW_{s}
+            WRIST_{s}
+  HIP_{s}
+    KNEE_{s}
+      ANKLE_{s}
+        FOOT_{s}
+`,
+      ["LEFT", "RIGHT"],
+    );
+    expect(rolesByName(kinect)).toEqual(
+      sided(
+        { hips: "PELVIS", spine: "SPINE_NAVAL", chest: "SPINE_CHEST", neck: "NECK", head: "HEAD" },
+        {
+          Shoulder: "CLAVICLE_{s}",
+          UpperArm: "SHOULDER_{s}",
+          LowerArm: "ELBOW_{s}",
+          Hand: "WRIST_{s}",
+          UpperLeg: "HIP_{s}",
+          LowerLeg: "KNEE_{s}",
+          Foot: "ANKLE_{s}",
+          Toes: "FOOT_{s}",
+        },
+        ["LEFT", "RIGHT"],
+      ),
+    );
+    // A bone name wins: CMU's LHipJoint (pelvis to hip joint) sits above LeftUpLeg, the thigh.
+    const cmu = outline(
+      `
+Hips
+  LHipJoint
+    LeftUpLeg
+      LeftLeg
+        LeftFoot
+  RHipJoint
+    RightUpLeg
+      RightLeg
+        RightFoot
+  LowerBack
+    Spine
+      Neck
+        Head
+      {s}Shoulder
+        {s}Arm
+          {s}ForeArm
+            {s}Hand
+`,
+    );
+    // Several hips a side are legs of a many-legged body (the project's creature), not a biped's thighs.
+    const legs = [1, 2, 3].map((n) => `  Leg.{s}${n}.Hip\n    Leg.{s}${n}.Knee\n      Leg.{s}${n}.Ankle\n`);
+    const creature = rolesByName(outline(`\nBody\n${legs.join("")}  Head\n`, ["L", "R"]));
+    expect(creature.leftUpperLeg).toBeUndefined();
+    expect(creature.rightUpperLeg).toBeUndefined();
+    const cmuRoles = rolesByName(cmu);
+    expect(cmuRoles.leftUpperLeg).toBe("LeftUpLeg");
+    expect(cmuRoles.rightUpperLeg).toBe("RightUpLeg");
+    expect(cmuRoles.leftUpperArm).toBe("LeftArm");
+  });
+
   it("order words name a part only where the name means nothing with them", () => {
     expect(parseJointName("upper_arm.L").part).toBe("upperArm");
     expect(parseJointName("LowerLeg.R").part).toBe("lowerLeg");
