@@ -109,11 +109,13 @@ export function humanoidLimitPreset(
 }
 
 /**
- * Bones with no role of their own between two roles of a limb or the torso (Rigify's `DEF-upper_arm.L.001`,
+ * Bones with no role of their own between two roles of an arm or the torso (Rigify's `DEF-upper_arm.L.001`,
  * Daz Genesis' `lShldrTwist`, MakeHuman's `upperarm02.L`, Unreal 5's `spine_02`, Character Creator's
- * `NeckTwist02`) are parts of the bone above them: a limb's segment only twists with it (within the twist
- * of the joint the limb turns at), a spine or neck segment bends within the range of the role above it.
- * Left free, the solver bent an upper arm or a forearm in its middle, and folded a spine at such a joint.
+ * `NeckTwist02`) are parts of the bone above them: an arm's segment is rigid (the solver keeps the rotation it
+ * is given, the animation's twist), a spine or neck segment bends within the range of the role it leads up to.
+ * Left free, the solver bent a reaching arm in the middle of its upper arm or forearm, and folded a spine at
+ * such a joint. A leg's segments stay free: the knee's hinge handling takes the thigh and the shin for the
+ * knee's parent and child, and with rigid segments between them a crouch left a foot far under its target.
  */
 function limitSegments(
   rig: Rig,
@@ -129,14 +131,12 @@ function limitSegments(
     if (a === undefined || b === undefined || a === b || !isAncestor(parents, a, b)) return;
     for (let j = parents[b]; j !== a && j >= 0; j = parents[j]) if (!presets.has(j)) presets.set(j, limit(j));
   };
-  const twist = (degrees: number) => (): JointLimitSpec => ({ pivot: symmetric(degrees) });
+  const rigid = (): JointLimitSpec => ({ fixed: true });
   for (const side of ["left", "right"] as const) {
     if (!armsAreFree) {
-      between(`${side}UpperArm`, `${side}LowerArm`, twist(RANGES.upperArm.twist));
-      between(`${side}LowerArm`, `${side}Hand`, twist(RANGES.hand.twist));
+      between(`${side}UpperArm`, `${side}LowerArm`, rigid);
+      between(`${side}LowerArm`, `${side}Hand`, rigid);
     }
-    between(`${side}UpperLeg`, `${side}LowerLeg`, twist(RANGES.upperLeg.twist));
-    between(`${side}LowerLeg`, `${side}Foot`, twist(RANGES.foot.turn));
   }
   // A torso segment bends as the role it leads up to does (the spine's between hips and spine, the head's
   // between neck and head), within its own parent's frame.
