@@ -22,16 +22,24 @@ import { random } from "../babylon/fabrikHarness.js";
 
 type V = [number, number, number];
 
-/** A Rigify-style deforming skeleton in a T-pose (Y up, facing +Z, its left along +X), in metres. */
-function segmentedHumanoid(): Rig {
+/** A rig built joint by joint, each placed in model space under a parent named before it. */
+function rigBuilder(): { add: (name: string, parent: string | null, p: V) => void; rig: () => Rig } {
   const names: string[] = [];
   const parents: number[] = [];
   const positions: number[] = [];
-  const add = (name: string, parent: string | null, p: V): void => {
-    names.push(name);
-    parents.push(parent === null ? -1 : names.indexOf(parent));
-    positions.push(...p);
+  return {
+    add: (name, parent, p) => {
+      names.push(name);
+      parents.push(parent === null ? -1 : names.indexOf(parent));
+      positions.push(...p);
+    },
+    rig: () => createRig({ names, parents, restPositions: positions }),
   };
+}
+
+/** A Rigify-style deforming skeleton in a T-pose (Y up, facing +Z, its left along +X), in metres. */
+function segmentedHumanoid(): Rig {
+  const { add, rig } = rigBuilder();
   add("DEF-spine", null, [0, 1, 0]);
   const spine: [string, number][] = [
     ["DEF-spine.001", 1.1],
@@ -47,11 +55,16 @@ function segmentedHumanoid(): Rig {
     ["R", -1],
   ] as const) {
     add(`DEF-shoulder.${s}`, "DEF-spine.003", [0.03 * x, 1.45, 0]);
-    const arm = ["upper_arm", "upper_arm.001", "forearm", "forearm.001", "hand"];
-    arm.forEach((bone, i) => {
-      const name = bone.includes(".") ? `DEF-${bone.replace(".001", `.${s}.001`)}` : `DEF-${bone}.${s}`;
-      add(name, i === 0 ? `DEF-shoulder.${s}` : names[names.length - 1], [(0.17 + 0.125 * i) * x, 1.45, 0]);
-    });
+    const arm = [
+      `DEF-upper_arm.${s}`,
+      `DEF-upper_arm.${s}.001`,
+      `DEF-forearm.${s}`,
+      `DEF-forearm.${s}.001`,
+      `DEF-hand.${s}`,
+    ];
+    arm.forEach((name, i) =>
+      add(name, i === 0 ? `DEF-shoulder.${s}` : arm[i - 1], [(0.17 + 0.125 * i) * x, 1.45, 0]),
+    );
     add(`DEF-thigh.${s}`, "DEF-spine", [0.1 * x, 0.95, 0]);
     add(`DEF-thigh.${s}.001`, `DEF-thigh.${s}`, [0.1 * x, 0.72, 0]);
     add(`DEF-shin.${s}`, `DEF-thigh.${s}.001`, [0.1 * x, 0.5, 0]);
@@ -59,7 +72,7 @@ function segmentedHumanoid(): Rig {
     add(`DEF-foot.${s}`, `DEF-shin.${s}.001`, [0.1 * x, 0.08, 0]);
     add(`DEF-toe.${s}`, `DEF-foot.${s}`, [0.1 * x, 0.02, 0.12]);
   }
-  return createRig({ names, parents, restPositions: positions });
+  return rig();
 }
 
 /** The first child of joint j (these limbs have one). */
@@ -154,14 +167,7 @@ describe("humanoid preset on limbs and spines with segment bones", () => {
 
 /** An Unreal 5 mannequin's skeleton in a T-pose (Y up, facing +Z), its spine of five bones, neck of two. */
 function unrealHumanoid(): Rig {
-  const names: string[] = [];
-  const parents: number[] = [];
-  const positions: number[] = [];
-  const add = (name: string, parent: string | null, p: V): void => {
-    names.push(name);
-    parents.push(parent === null ? -1 : names.indexOf(parent));
-    positions.push(...p);
-  };
+  const { add, rig } = rigBuilder();
   add("root", null, [0, 0, 0]);
   add("pelvis", "root", [0, 1, 0]);
   UNREAL_SPINE.forEach(([name, y], i) => add(name, i === 0 ? "pelvis" : UNREAL_SPINE[i - 1][0], [0, y, 0]));
@@ -178,7 +184,7 @@ function unrealHumanoid(): Rig {
     add(`foot_${s}`, `calf_${s}`, [0.1 * x, 0.08, 0]);
     add(`ball_${s}`, `foot_${s}`, [0.1 * x, 0.02, 0.12]);
   }
-  return createRig({ names, parents, restPositions: positions });
+  return rig();
 }
 
 const UNREAL_SPINE: [string, number][] = [
