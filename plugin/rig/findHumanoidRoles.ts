@@ -216,8 +216,8 @@ class RoleFinder {
   /**
    * Names of joints rather than bones (BVH and Kinect skeletons: `LeftCollar`, `LeftShoulder`, `LeftElbow`,
    * `LeftWrist`; `LeftHip`, `LeftKnee`, `LeftAnkle`): a shoulder below the limb's shoulder is the upper arm,
-   * a hip with a side the upper leg. Only where no bone name fills the slot, and one such hip a side (CMU's `LHipJoint` sits above a
-   * `LeftUpLeg`, Rigify's `DEF-pelvis.L` beside a `DEF-thigh.L`).
+   * a hip with a side the upper leg. Only where no bone name fills the slot (CMU's `LHipJoint` sits above a
+   * `LeftUpLeg`, Rigify's `DEF-pelvis.L` beside a `DEF-thigh.L`), and with one such hip a side.
    */
   private jointNamedSlots(side: Side, generic: BodyPart, slots: LimbSlots): void {
     if (generic === "arm" && slots[1] < 0 && slots[0] >= 0) {

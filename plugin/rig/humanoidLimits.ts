@@ -122,7 +122,7 @@ function limitSegments(
   roles: HumanoidRoles,
   presets: Map<number, JointLimitSpec>,
   armsAreFree: boolean,
-  torso: (j: number, role: number) => JointLimitSpec,
+  torso: (j: number, torsoIndex: number) => JointLimitSpec,
 ): void {
   const parents = rig.parents;
   const between = (from: HumanoidRole, to: HumanoidRole, limit: (j: number) => JointLimitSpec) => {

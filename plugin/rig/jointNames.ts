@@ -163,7 +163,9 @@ const NOISE_WORDS = new Set([
 const ORDER_WORDS = new Set(["lower", "upper", "mid"]);
 
 /** True for a helper word other than `twist`. */
-const OTHER_HELPER = (word: string): boolean => word !== "twist" && HELPER_WORDS.has(word);
+function isOtherHelper(word: string): boolean {
+  return word !== "twist" && HELPER_WORDS.has(word);
+}
 
 /** Splits a joint name into lower-case words; see the file comment. */
 export function splitJointName(name: string): string[] {
@@ -204,7 +206,6 @@ export function parseJointName(name: string): JointNameParts {
   }
   // A neck made of twist bones (Character Creator's `NeckTwist01`, `NeckTwist02`) is the neck itself: the
   // limbs' twist bones are helpers beside the bones they follow, but nothing else carries the head.
-  if (helper && part === "neck" && words.includes("twist") && !words.some((w) => OTHER_HELPER(w)))
-    helper = false;
+  if (helper && part === "neck" && words.includes("twist") && !words.some(isOtherHelper)) helper = false;
   return { side, part, helper, rank };
 }
