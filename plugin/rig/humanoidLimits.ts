@@ -109,13 +109,13 @@ export function humanoidLimitPreset(
 }
 
 /**
- * Bones with no role of their own between two roles of an arm or the torso (Rigify's `DEF-upper_arm.L.001`,
- * Daz Genesis' `lShldrTwist`, MakeHuman's `upperarm02.L`, Unreal 5's `spine_02`, Character Creator's
- * `NeckTwist02`) are parts of the bone above them: an arm's segment is rigid (the solver keeps the rotation it
- * is given, the animation's twist), a spine or neck segment bends within the range of the role it leads up to.
- * Left free, the solver bent a reaching arm in the middle of its upper arm or forearm, and folded a spine at
- * such a joint. A leg's segments stay free: the knee's hinge handling takes the thigh and the shin for the
- * knee's parent and child, and with rigid segments between them a crouch left a foot far under its target.
+ * Bones with no role of their own between two roles of a limb or the torso (Rigify's `DEF-upper_arm.L.001`
+ * and `DEF-thigh.L.001`, Daz Genesis' `lShldrTwist` and `lThighTwist`, MakeHuman's `upperarm02.L`, Unreal 5's
+ * `spine_02`, Character Creator's `NeckTwist02`) are parts of the bone above them: a limb's segment is rigid
+ * (the solver keeps the rotation it is given, the animation's twist, and solves the limb as two rigid links:
+ * limbSegments.ts), a spine or neck segment bends within the range of the role it leads up to. Left free,
+ * the solver bent a reaching arm in the middle of its upper arm, a crouching leg backwards at its segments,
+ * and folded a spine at such a joint.
  */
 function limitSegments(
   rig: Rig,
@@ -137,6 +137,8 @@ function limitSegments(
       between(`${side}UpperArm`, `${side}LowerArm`, rigid);
       between(`${side}LowerArm`, `${side}Hand`, rigid);
     }
+    between(`${side}UpperLeg`, `${side}LowerLeg`, rigid);
+    between(`${side}LowerLeg`, `${side}Foot`, rigid);
   }
   // A torso segment bends as the role it leads up to does (the spine's between hips and spine, the head's
   // between neck and head), within its own parent's frame.

@@ -82,24 +82,20 @@ function copyTwoBoneLimb(
   toOrientations: Float64Array,
   toOnLimit: Uint8Array,
 ): void {
-  const first = plan.effectorChainStart[e];
-  const m = plan.effectorPath[first],
-    t = plan.effectorPath[first + 1];
-  const b = plan.rig.parents[m];
-  const b4 = 4 * b,
-    m4 = 4 * m,
-    t4 = 4 * t;
-  for (let i = 0; i < 4; i++) {
-    toOrientations[b4 + i] = fromOrientations[b4 + i];
-    toOrientations[m4 + i] = fromOrientations[m4 + i];
-    toOrientations[t4 + i] = fromOrientations[t4 + i];
-  }
-  for (let i = 0; i < 3; i++) {
-    toPositions[3 * m + i] = fromPositions[3 * m + i];
-    toPositions[3 * t + i] = fromPositions[3 * t + i];
+  const first = plan.effectorChainStart[e],
+    end = plan.effectorPathStart[e + 1];
+  const path = plan.effectorPath;
+  const b = plan.rig.parents[path[first]];
+  const b4 = 4 * b;
+  for (let i = 0; i < 4; i++) toOrientations[b4 + i] = fromOrientations[b4 + i];
+  // The middle joint and the tip, and any rigid segments between (limbSegments.ts).
+  for (let k = first; k < end; k++) {
+    const j = path[k];
+    for (let i = 0; i < 4; i++) toOrientations[4 * j + i] = fromOrientations[4 * j + i];
+    for (let i = 0; i < 3; i++) toPositions[3 * j + i] = fromPositions[3 * j + i];
+    toOnLimit[j] = fromOnLimit[j];
   }
   toOnLimit[b] = fromOnLimit[b];
-  toOnLimit[m] = fromOnLimit[m];
 }
 
 /** Copies component c's pose (its active joints and base orientation) from one pair of arrays to another. */

@@ -1,5 +1,6 @@
 import { measureHingeAngle } from "./hingeJoint.js";
 import { projectRotation } from "./jointLimitProjection.js";
+import { limbLink, placeLinkSegments, segmentedMiddle } from "./limbSegments.js";
 import { LIMIT_FIXED, LIMIT_HINGE, LIMIT_ROTATION, LIMIT_STRETCH } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
 import {
@@ -22,7 +23,7 @@ import {
  */
 
 // This file's temporaries.
-const temp = new Float64Array(65);
+const temp = new Float64Array(79);
 const PARENT = 0; // the root's parent orientation
 const VEC = 4; // a vector
 const AIM = 8; // unit direction from the root to the target
@@ -35,6 +36,11 @@ const ANGLE = 32; // the hinge angle now
 const AXIS = 56; // the bend, a rotation about the hinge (or bend) axis
 const GIVEN = 60; // the root as given, below its parent as it is now
 const ALLOWED = 64; // the turn (radians) the joint being checked may be held back by its limits
+// A limb split by rigid segments (limbSegments.ts): its links' directions and the segments' turns.
+const UPPER = 65; // root to middle joint, unit, in the root's frame
+const LOWER = 68; // middle joint to tip, unit, in the middle joint's frame
+const TURN_UP = 71; // from the root's frame to the middle joint's parent's
+const TURN_LOW = 75; // from the middle joint's frame to the tip's parent's
 const LIMIT = 36; // projectRotation scratch (16)
 const FRAME = 52; // the frame the middle joint bends from
 const SAMPLES = 48;
@@ -72,13 +78,17 @@ export function placeTwoBoneLimb(
 ): boolean {
   const { effectorPath, limits } = plan;
   if (!hasTwoBoneShape(plan, e)) return false;
-  const first = plan.effectorChainStart[e];
+  const first = plan.effectorChainStart[e],
+    end = plan.effectorPathStart[e + 1];
   const flags = plan.scratch.flags;
-  const m = effectorPath[first],
-    t = effectorPath[first + 1];
-  const b = plan.rig.parents[m];
+  // Two bones, or two links of bones split by rigid segments (limbSegments.ts).
+  const split = end - first !== 2;
+  const m = effectorPath[split ? segmentedMiddle(plan, e) : first],
+    t = effectorPath[end - 1];
+  const b = plan.rig.parents[effectorPath[first]];
   if (flags[m] & LIMIT_FIXED) return false;
   const hinged = (flags[m] & LIMIT_HINGE) !== 0;
+  if (split && !hinged) return false;
   if (flags[b] & (LIMIT_HINGE | LIMIT_FIXED) || (flags[m] | flags[t]) & LIMIT_STRETCH) return false;
   // A continuum section bends its joints evenly, which the closed form does not.
   if (plan.continuum.bendsIn[b] >= 0 || plan.continuum.bendsIn[m] >= 0) return false;
@@ -86,14 +96,29 @@ export function placeTwoBoneLimb(
   const rb = plan.scratch.rotatingIndex[b];
   if (rb < 0 || plan.activeChildStart[rb + 1] - plan.activeChildStart[rb] !== 1) return false;
   const { boneLength, localOffset, inputLocal, rotatingIndex } = plan.scratch;
-  const lm = boneLength[m],
+  let lm = boneLength[m],
     lt = boneLength[t];
-  if (!(lm > 0) || !(lt > 0) || rotatingIndex[t] >= 0) return false;
-
   const b3 = 3 * b,
     m3 = 3 * m,
     t3 = 3 * t,
     m4 = 4 * m;
+  // The links' directions: the bones' own, or over the segments.
+  const up = split ? temp : localOffset,
+    upAt = split ? UPPER : m3,
+    low = split ? temp : localOffset,
+    lowAt = split ? LOWER : t3;
+  if (split) {
+    limbLink(plan, b, m, temp, UPPER, temp, TURN_UP);
+    limbLink(plan, m, t, temp, LOWER, temp, TURN_LOW);
+    lm = Math.sqrt(temp[UPPER] ** 2 + temp[UPPER + 1] ** 2 + temp[UPPER + 2] ** 2);
+    lt = Math.sqrt(temp[LOWER] ** 2 + temp[LOWER + 1] ** 2 + temp[LOWER + 2] ** 2);
+    for (let i = 0; i < 3; i++) {
+      temp[UPPER + i] /= lm;
+      temp[LOWER + i] /= lt;
+    }
+  }
+  if (!(lm > 0) || !(lt > 0) || rotatingIndex[t] >= 0) return false;
+
   let ux = targets[3 * e] - positions[b3],
     uy = targets[3 * e + 1] - positions[b3 + 1],
     uz = targets[3 * e + 2] - positions[b3 + 2];
@@ -117,12 +142,13 @@ export function placeTwoBoneLimb(
 
   // The bend: a hinge turns about its axis from its rest frame; any other middle joint bends in the plane it
   // bent in as given, about the axis across both its bones, from its local rotation as given.
-  const wx = localOffset[t3],
-    wy = localOffset[t3 + 1],
-    wz = localOffset[t3 + 2];
+  const wx = low[lowAt],
+    wy = low[lowAt + 1],
+    wz = low[lowAt + 2];
   let hx: number, hy: number, hz: number;
   if (hinged) {
-    for (let i = 0; i < 4; i++) temp[FRAME + i] = limits.restLocal[m4 + i];
+    if (split) quatMultiply(temp, FRAME, temp, TURN_UP, limits.restLocal, m4);
+    else for (let i = 0; i < 4; i++) temp[FRAME + i] = limits.restLocal[m4 + i];
     hx = limits.hingeAxis[m3];
     hy = limits.hingeAxis[m3 + 1];
     hz = limits.hingeAxis[m3 + 2];
@@ -140,7 +166,7 @@ export function placeTwoBoneLimb(
   }
   // The angle φ that puts the tip at distance d: in the bend's frame, with o the upper bone's direction seen
   // from there, |v|² = lm² + lt² + 2 lm lt o·R(h, φ) w, and o·R(h, φ) w = A + B cos φ + C sin φ.
-  quatRotateInverse(temp, VEC, temp, FRAME, localOffset, m3);
+  quatRotateInverse(temp, VEC, temp, FRAME, up, upAt);
   const ox = temp[VEC],
     oy = temp[VEC + 1],
     oz = temp[VEC + 2];
@@ -207,10 +233,10 @@ export function placeTwoBoneLimb(
     if (kept === REFUSED) return false;
     if (kept === PROJECTED) quatMultiply(temp, BEND, limits.restLocal, m4, temp, DELTA);
   }
-  quatRotate(temp, VEC, temp, BEND, localOffset, t3);
-  temp[VEC] = lm * localOffset[m3] + lt * temp[VEC];
-  temp[VEC + 1] = lm * localOffset[m3 + 1] + lt * temp[VEC + 1];
-  temp[VEC + 2] = lm * localOffset[m3 + 2] + lt * temp[VEC + 2];
+  quatRotate(temp, VEC, temp, BEND, low, lowAt);
+  temp[VEC] = lm * up[upAt] + lt * temp[VEC];
+  temp[VEC + 1] = lm * up[upAt + 1] + lt * temp[VEC + 1];
+  temp[VEC + 2] = lm * up[upAt + 2] + lt * temp[VEC + 2];
   const vl = Math.sqrt(temp[VEC] ** 2 + temp[VEC + 1] ** 2 + temp[VEC + 2] ** 2);
   if (!(vl > 0)) return false;
   // Where the given root points v (world), and the least turn taking it onto the target's direction.
@@ -263,11 +289,15 @@ export function placeTwoBoneLimb(
   quatNormalize(orientations, 4 * b);
   quatMultiply(orientations, m4, orientations, 4 * b, temp, BEND);
   quatNormalize(orientations, m4);
-  quatRotate(temp, VEC, orientations, 4 * b, localOffset, m3);
+  quatRotate(temp, VEC, orientations, 4 * b, up, upAt);
   for (let i = 0; i < 3; i++) positions[m3 + i] = positions[b3 + i] + lm * temp[VEC + i];
-  quatRotate(temp, VEC, orientations, m4, localOffset, t3);
+  quatRotate(temp, VEC, orientations, m4, low, lowAt);
   for (let i = 0; i < 3; i++) positions[t3 + i] = positions[m3 + i] + lt * temp[VEC + i];
-  quatMultiply(orientations, 4 * t, orientations, m4, inputLocal, 4 * t);
+  if (split) {
+    placeLinkSegments(plan, b, m, positions, orientations);
+    placeLinkSegments(plan, m, t, positions, orientations);
+    quatMultiply(orientations, 4 * t, orientations, 4 * plan.rig.parents[t], inputLocal, 4 * t);
+  } else quatMultiply(orientations, 4 * t, orientations, m4, inputLocal, 4 * t);
   quatNormalize(orientations, 4 * t);
   const onLimit = plan.report.onLimit;
   onLimit[b] = 0;
@@ -280,7 +310,9 @@ export function placeTwoBoneLimb(
  * cheap enough to ask before setting the pose aside for it.
  */
 export function hasTwoBoneShape(plan: SolvePlan, e: number): boolean {
-  return plan.effectorPathStart[e + 1] - plan.effectorChainStart[e] === 2 && plan.effectorHasPole[e] === 0;
+  const bones = plan.effectorPathStart[e + 1] - plan.effectorChainStart[e];
+  if (plan.effectorHasPole[e] !== 0) return false;
+  return bones === 2 || (bones > 2 && segmentedMiddle(plan, e) >= 0);
 }
 
 /**

@@ -120,9 +120,9 @@ export class TrackedRig {
  * animated pose) and a TrackedBody updated by hand. Dispose `loaded.engine` when done.
  */
 export async function trackedCharacter(
-  character: Character,
+  character: Character | (() => Loaded),
 ): Promise<{ loaded: Loaded; ik: FabrikBehavior; body: TrackedBody }> {
-  const loaded = await loadCharacter(character);
+  const loaded = typeof character === "function" ? character() : await loadCharacter(character);
   const ik = new FabrikBehavior();
   loaded.root.addBehavior(ik, true);
   for (const g of loaded.scene.animationGroups) g.stop();

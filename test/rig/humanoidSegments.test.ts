@@ -82,7 +82,7 @@ function rolesOf(rig: Rig): HumanoidRoles {
   return findHumanoidRoles({ names: rig.names!, parents: rig.parents, restPositions: rig.restPositions });
 }
 
-const SEGMENTS = ["DEF-upper_arm.L.001", "DEF-forearm.L.001"];
+const SEGMENTS = ["DEF-upper_arm.L.001", "DEF-forearm.L.001", "DEF-thigh.L.001", "DEF-shin.L.001"];
 
 /** Angle (radians) by which joint j's local rotation turns its bone (toward `child`) away from its rest direction. */
 function swing(rig: Rig, orientations: Float64Array, j: number, child: number): number {
@@ -96,7 +96,7 @@ function swing(rig: Rig, orientations: Float64Array, j: number, child: number): 
 }
 
 describe("humanoid preset on limbs and spines with segment bones", () => {
-  it("limits every bone between two roles: a limb's segment only twists, a spine's bends as its role", () => {
+  it("limits every bone between two roles: a limb's segment is rigid, a spine's bends as its role", () => {
     const rig = segmentedHumanoid();
     const roles = rolesOf(rig);
     expect(rig.names![roles.leftUpperArm!]).toBe("DEF-upper_arm.L");
@@ -162,6 +162,57 @@ describe("humanoid preset on limbs and spines with segment bones", () => {
     }
     expect(largest).toBeLessThan(1e-6);
     expect(met).toBe(tries);
+  });
+});
+
+describe("a leg split into more bones than roles", () => {
+  it("folds at its knee, forward, its segments straight, as the hips come down a quarter of the leg", () => {
+    const rig = segmentedHumanoid();
+    const names = rig.names!;
+    const roles = rolesOf(rig);
+    const limits = createJointLimits(rig);
+    for (const [j, spec] of humanoidLimitPreset(rig, roles, { up: [0, 1, 0] }))
+      setJointLimit(limits, j, spec);
+    const foot = roles.leftFoot!,
+      thigh = roles.leftUpperLeg!,
+      knee = roles.leftLowerLeg!;
+    let chainLength = 0;
+    for (let j = foot; j !== thigh; j = rig.parents[j]) chainLength++;
+    const plan = compilePlan(rig, { effectors: [{ joint: foot, chainLength }], limits });
+    // The hips coming down is the foot's target coming up toward the hip, the leg's frame held.
+    const r = rig.restPositions;
+    const leg = r[3 * thigh + 1] - r[3 * foot + 1];
+    let pose = createPose(rig);
+    let met = 0,
+      largest = 0,
+      kneeBack = 0;
+    const frames = 60;
+    for (let f = 1; f <= frames; f++) {
+      const target = new Float64Array([
+        r[3 * foot],
+        r[3 * foot + 1] + (0.25 * leg * f) / frames,
+        r[3 * foot + 2],
+      ]);
+      // Each frame from the straight rest pose, as a body whose legs start from their animation solves.
+      pose = createPose(rig);
+      if (solvePlan(plan, pose, target, {}).converged) met++;
+      // The knee ahead of the hip–foot line (+Z is forward), never behind it.
+      if (pose.positions[3 * knee + 2] < -1e-9) kneeBack++;
+      for (const name of ["DEF-thigh.L.001", "DEF-shin.L.001"]) {
+        const j = names.indexOf(name);
+        const o = pose.orientations,
+          q = rig.parents[j];
+        const local = mul(conj(o.subarray(4 * q, 4 * q + 4)), o.subarray(4 * j, 4 * j + 4));
+        largest = Math.max(
+          largest,
+          2 * Math.atan2(Math.hypot(local[0], local[1], local[2]), Math.abs(local[3])),
+        );
+      }
+    }
+    expect(met).toBe(frames);
+    expect(kneeBack).toBe(0);
+    expect(pose.positions[3 * knee + 2]).toBeGreaterThan(0.1 * leg);
+    expect(largest).toBeLessThan(1e-9);
   });
 });
 
