@@ -16,7 +16,7 @@ const V = 0; // a running offset (3)
 const W = 3; // a vector (3)
 
 /** True for a rigid segment: a fixed, unstretched joint with exactly one moving child. */
-export function isRigidSegment(plan: SolvePlan, k: number): boolean {
+function isRigidSegment(plan: SolvePlan, k: number): boolean {
   const ri = plan.scratch.rotatingIndex[k];
   return (
     (plan.scratch.flags[k] & (LIMIT_FIXED | LIMIT_STRETCH)) === LIMIT_FIXED &&
@@ -47,31 +47,30 @@ export function segmentedMiddle(plan: SolvePlan, e: number): number {
 }
 
 /**
- * Into `vec[vo..]` the offset from `top` to its descendant `j` in top's frame, and into `turn[to..]` the turn
- * from top's frame to j's parent's, both over the rigid segments between (their input turns).
+ * Into `vec[vo..]` the offset from `top` to its descendant `j` in top's frame, over the rigid segments between
+ * (their input turns).
  */
-export function limbLink(
-  plan: SolvePlan,
-  top: number,
-  j: number,
-  vec: Float64Array,
-  vo: number,
-  turn: Float64Array,
-  to: number,
-): void {
+export function limbLink(plan: SolvePlan, top: number, j: number, vec: Float64Array, vo: number): void {
   const { boneLength, localOffset, inputLocal } = plan.scratch;
   const parents = plan.rig.parents;
   for (let i = 0; i < 3; i++) temp[V + i] = boneLength[j] * localOffset[3 * j + i];
+  for (let k = parents[j]; k !== top && k >= 0; k = parents[k]) {
+    quatRotate(temp, W, inputLocal, 4 * k, temp, V);
+    for (let i = 0; i < 3; i++) temp[V + i] = temp[W + i] + boneLength[k] * localOffset[3 * k + i];
+  }
+  for (let i = 0; i < 3; i++) vec[vo + i] = temp[V + i];
+}
+
+/** Into `turn[to..]` the turn from `top`'s frame to its descendant j's parent's: the segments' input turns. */
+export function segmentTurn(plan: SolvePlan, top: number, j: number, turn: Float64Array, to: number): void {
+  const inputLocal = plan.scratch.inputLocal;
+  const parents = plan.rig.parents;
   turn[to] = 0;
   turn[to + 1] = 0;
   turn[to + 2] = 0;
   turn[to + 3] = 1;
-  for (let k = parents[j]; k !== top && k >= 0; k = parents[k]) {
-    quatRotate(temp, W, inputLocal, 4 * k, temp, V);
-    for (let i = 0; i < 3; i++) temp[V + i] = temp[W + i] + boneLength[k] * localOffset[3 * k + i];
+  for (let k = parents[j]; k !== top && k >= 0; k = parents[k])
     quatMultiply(turn, to, inputLocal, 4 * k, turn, to);
-  }
-  for (let i = 0; i < 3; i++) vec[vo + i] = temp[V + i];
 }
 
 /** The rigid segments from the joint above `below` up to (not including) `top`, placed and turned from top. */

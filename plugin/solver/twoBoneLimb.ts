@@ -1,6 +1,6 @@
 import { measureHingeAngle } from "./hingeJoint.js";
 import { projectRotation } from "./jointLimitProjection.js";
-import { limbLink, placeLinkSegments, segmentedMiddle } from "./limbSegments.js";
+import { limbLink, placeLinkSegments, segmentedMiddle, segmentTurn } from "./limbSegments.js";
 import { LIMIT_FIXED, LIMIT_HINGE, LIMIT_ROTATION, LIMIT_STRETCH } from "./limits.js";
 import type { SolvePlan } from "./plan.js";
 import {
@@ -23,7 +23,7 @@ import {
  */
 
 // This file's temporaries.
-const temp = new Float64Array(79);
+const temp = new Float64Array(75);
 const PARENT = 0; // the root's parent orientation
 const VEC = 4; // a vector
 const AIM = 8; // unit direction from the root to the target
@@ -40,7 +40,6 @@ const ALLOWED = 64; // the turn (radians) the joint being checked may be held ba
 const UPPER = 65; // root to middle joint, unit, in the root's frame
 const LOWER = 68; // middle joint to tip, unit, in the middle joint's frame
 const TURN_UP = 71; // from the root's frame to the middle joint's parent's
-const TURN_LOW = 75; // from the middle joint's frame to the tip's parent's
 const LIMIT = 36; // projectRotation scratch (16)
 const FRAME = 52; // the frame the middle joint bends from
 const SAMPLES = 48;
@@ -108,8 +107,9 @@ export function placeTwoBoneLimb(
     low = split ? temp : localOffset,
     lowAt = split ? LOWER : t3;
   if (split) {
-    limbLink(plan, b, m, temp, UPPER, temp, TURN_UP);
-    limbLink(plan, m, t, temp, LOWER, temp, TURN_LOW);
+    limbLink(plan, b, m, temp, UPPER);
+    limbLink(plan, m, t, temp, LOWER);
+    segmentTurn(plan, b, m, temp, TURN_UP);
     lm = Math.sqrt(temp[UPPER] ** 2 + temp[UPPER + 1] ** 2 + temp[UPPER + 2] ** 2);
     lt = Math.sqrt(temp[LOWER] ** 2 + temp[LOWER + 1] ** 2 + temp[LOWER + 2] ** 2);
     for (let i = 0; i < 3; i++) {

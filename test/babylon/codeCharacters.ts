@@ -8,9 +8,10 @@ import { Matrix, Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.j
 import { Mesh } from "@babylonjs/core/Meshes/mesh.js";
 import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { Scene } from "@babylonjs/core/scene.js";
+import { rigifyJoints, type Vec3 } from "../rig/rigifyLayout.js";
 import type { Loaded } from "./characters.js";
 
-type V = [number, number, number];
+type V = Vec3;
 
 /** Joint nodes by name: a Rigify-style T-pose (Y up, facing +Z, its left along +X), identity rest rotations. */
 export function buildRigifyCharacter(scene: Scene): { model: Mesh; nodes: Map<string, TransformNode> } {
@@ -33,35 +34,7 @@ export function buildRigifyCharacter(scene: Scene): { model: Mesh; nodes: Map<st
     bones.set(name, bone);
     world.set(name, at);
   };
-  add("DEF-spine", null, [0, 1, 0]);
-  const spine = ["DEF-spine.001", "DEF-spine.002", "DEF-spine.003", "DEF-spine.004", "DEF-spine.005"];
-  spine.forEach((name, i) => add(name, i === 0 ? "DEF-spine" : spine[i - 1], [0, 1.1 + 0.12 * i, 0]));
-  add("DEF-spine.006", "DEF-spine.005", [0, 1.66, 0]);
-  for (const [s, x] of [
-    ["L", 1],
-    ["R", -1],
-  ] as const) {
-    add(`DEF-shoulder.${s}`, "DEF-spine.003", [0.03 * x, 1.45, 0]);
-    const arm = [
-      `DEF-upper_arm.${s}`,
-      `DEF-upper_arm.${s}.001`,
-      `DEF-forearm.${s}`,
-      `DEF-forearm.${s}.001`,
-      `DEF-hand.${s}`,
-    ];
-    arm.forEach((name, i) =>
-      add(name, i === 0 ? `DEF-shoulder.${s}` : arm[i - 1], [(0.17 + 0.125 * i) * x, 1.45, 0]),
-    );
-    const leg: [string, number][] = [
-      [`DEF-thigh.${s}`, 0.95],
-      [`DEF-thigh.${s}.001`, 0.72],
-      [`DEF-shin.${s}`, 0.5],
-      [`DEF-shin.${s}.001`, 0.3],
-      [`DEF-foot.${s}`, 0.08],
-    ];
-    leg.forEach(([name, y], i) => add(name, i === 0 ? "DEF-spine" : leg[i - 1][0], [0.1 * x, y, 0]));
-    add(`DEF-toe.${s}`, `DEF-foot.${s}`, [0.1 * x, 0.02, 0.12]);
-  }
+  for (const [name, parent, at] of rigifyJoints()) add(name, parent, at);
   const mesh = new Mesh("body", scene);
   mesh.parent = model;
   mesh.skeleton = skeleton;
@@ -69,8 +42,8 @@ export function buildRigifyCharacter(scene: Scene): { model: Mesh; nodes: Map<st
 }
 
 /**
- * A 1.66 m Rigify-style humanoid (its deforming `DEF-` bones, each upper arm, forearm, thigh and shin split in
- * two) in a NullEngine scene with a camera, as `loadCharacter` gives a file.
+ * The Rigify-style humanoid of `rigifyJoints` (limbs split in two) in a NullEngine scene with a camera, as
+ * `loadCharacter` gives a file.
  */
 export function rigifyCharacter(): Loaded {
   const engine = new NullEngine();

@@ -13,6 +13,7 @@ import {
 } from "../../plugin/index.js";
 import { axisAngle, conj, mul } from "../solver/limitChecks.js";
 import { random } from "../babylon/fabrikHarness.js";
+import { rigifyJoints, type Vec3 } from "./rigifyLayout.js";
 
 /*
  * Limbs and spines made of more bones than their roles (Rigify's DEF-upper_arm.L.001, Daz Genesis' twist
@@ -20,7 +21,7 @@ import { random } from "../babylon/fabrikHarness.js";
  * straight T-pose bends at its elbow, never in the middle of its upper arm or forearm.
  */
 
-type V = [number, number, number];
+type V = Vec3;
 
 /** A rig built joint by joint, each placed in model space under a parent named before it. */
 function rigBuilder(): { add: (name: string, parent: string | null, p: V) => void; rig: () => Rig } {
@@ -40,38 +41,7 @@ function rigBuilder(): { add: (name: string, parent: string | null, p: V) => voi
 /** A Rigify-style deforming skeleton in a T-pose (Y up, facing +Z, its left along +X), in metres. */
 function segmentedHumanoid(): Rig {
   const { add, rig } = rigBuilder();
-  add("DEF-spine", null, [0, 1, 0]);
-  const spine: [string, number][] = [
-    ["DEF-spine.001", 1.1],
-    ["DEF-spine.002", 1.22],
-    ["DEF-spine.003", 1.35],
-    ["DEF-spine.004", 1.5],
-    ["DEF-spine.005", 1.56],
-    ["DEF-spine.006", 1.62],
-  ];
-  spine.forEach(([name, y], i) => add(name, i === 0 ? "DEF-spine" : spine[i - 1][0], [0, y, 0]));
-  for (const [s, x] of [
-    ["L", 1],
-    ["R", -1],
-  ] as const) {
-    add(`DEF-shoulder.${s}`, "DEF-spine.003", [0.03 * x, 1.45, 0]);
-    const arm = [
-      `DEF-upper_arm.${s}`,
-      `DEF-upper_arm.${s}.001`,
-      `DEF-forearm.${s}`,
-      `DEF-forearm.${s}.001`,
-      `DEF-hand.${s}`,
-    ];
-    arm.forEach((name, i) =>
-      add(name, i === 0 ? `DEF-shoulder.${s}` : arm[i - 1], [(0.17 + 0.125 * i) * x, 1.45, 0]),
-    );
-    add(`DEF-thigh.${s}`, "DEF-spine", [0.1 * x, 0.95, 0]);
-    add(`DEF-thigh.${s}.001`, `DEF-thigh.${s}`, [0.1 * x, 0.72, 0]);
-    add(`DEF-shin.${s}`, `DEF-thigh.${s}.001`, [0.1 * x, 0.5, 0]);
-    add(`DEF-shin.${s}.001`, `DEF-shin.${s}`, [0.1 * x, 0.3, 0]);
-    add(`DEF-foot.${s}`, `DEF-shin.${s}.001`, [0.1 * x, 0.08, 0]);
-    add(`DEF-toe.${s}`, `DEF-foot.${s}`, [0.1 * x, 0.02, 0.12]);
-  }
+  for (const [name, parent, at] of rigifyJoints()) add(name, parent, at);
   return rig();
 }
 
