@@ -1,6 +1,7 @@
 import type { FabrikBehavior, FabrikJoint } from "../babylon/index.js";
 import { footShin, type HumanoidRoles, type LegPose } from "../rig/index.js";
 import { FabrikError } from "../solver/index.js";
+import { findGroundLegs, heightsAboveGround, onGround, type GroundPose } from "./groundLegs.js";
 
 /** A leg for foot placement: the foot joint, and optionally its chain and whether it follows the slope. */
 export interface FootPlacementLeg {
@@ -146,26 +147,39 @@ function legsByRole(ik: FabrikBehavior, pose: LegPose): FootPlacementLeg[] {
 }
 
 /**
- * Resolves the legs to place: the given ones, or those the humanoid roles show. Throws a FabrikError that
+ * The legs to place when none are given: those the roles show, when one of their feet stands on the ground
+ * (a T-rex's short arms carry leg names), else those the body's shape shows (see findGroundLegs).
+ */
+function defaultLegs(ik: FabrikBehavior, pose: GroundPose): FootPlacementLeg[] {
+  const heights = heightsAboveGround(ik, pose);
+  const byRole = legsByRole(ik, pose);
+  return byRole.some((leg) => onGround(heights, leg.foot as number))
+    ? byRole
+    : findGroundLegs(ik, pose, heights);
+}
+
+/**
+ * Resolves the legs to place: the given ones, or those found (see defaultLegs). Throws a FabrikError that
  * names the leg at fault, or says that no legs were found.
  */
 export function resolveLegs(
   ik: FabrikBehavior,
   given: readonly (FabrikJoint | FootPlacementLeg)[] | undefined,
-  pose: LegPose,
+  pose: GroundPose,
   who: string,
 ): ResolvedLeg[] {
   const rig = ik.rig!;
   const parents = rig.parents;
   const specs: FootPlacementLeg[] =
     given === undefined
-      ? legsByRole(ik, pose)
+      ? defaultLegs(ik, pose)
       : given.map((leg) =>
           typeof leg === "object" && leg !== null && "foot" in leg ? leg : { foot: leg as FabrikJoint },
         );
   if (specs.length === 0) {
     throw new FabrikError(
-      `${who}: no legs found (no foot roles below upper legs on this rig); list them, e.g. ` +
+      `${who}: no legs found (no foot role below an upper leg, and no chain end standing on the ground ` +
+        `below a leg); list them, e.g. ` +
         `{ legs: [{ foot: "${rig.names[rig.jointCount - 1]}", chainLength: 2 }, …] }`,
       undefined,
       "legs",

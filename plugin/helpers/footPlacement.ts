@@ -138,7 +138,12 @@ export class FootPlacement implements FootSettings {
     const legs = resolveLegs(
       behavior,
       options.legs,
-      { positions: reader.positions, orientations: reader.orientations, up: [w2m[4], w2m[5], w2m[6]] },
+      {
+        positions: reader.positions,
+        orientations: reader.orientations,
+        up: [w2m[4], w2m[5], w2m[6]],
+        worldToModel: w2m,
+      },
       who,
     );
     this.hips = findHips(behavior, rig, legs, options, who);

@@ -9,7 +9,11 @@ export interface FootPlacementOptions {
    * The legs to place: foot joints (bone names, roles, nodes, indices) or {@link FootPlacementLeg}s. Default:
    * the feet of a humanoid (`leftFoot`, `rightFoot` below their upper legs, or sitting where their shins
    * end on rigs that hang the feet from the root), plus its hands when they rest lower than halfway down
-   * the shins (a quadruped's front legs). Creatures without humanoid legs must list theirs.
+   * the shins (a quadruped's front legs). When none of those stands on the ground (no such roles, or a
+   * T-rex's short arms named as legs), the legs the body stands on: every chain end within 15 % of the
+   * character's height of the ground, now or at rest, below a leg rising at least a quarter of the height
+   * (a horse's hooves, a spider's eight feet, a rig of numbered bones; never a tail or a snake's body). A
+   * foot that sits where a child-less shin ends, as a Blender-IK control does, is placed through that shin.
    */
   legs?: readonly (FabrikJoint | FootPlacementLeg)[];
   /**

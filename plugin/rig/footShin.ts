@@ -105,9 +105,11 @@ export function footShin(
  * For any joint: the shin it sits at the end of, as a Blender-IK control foot does, or -1. The joint must
  * hang above the leg (its parent carries the thigh, or it is a root) and higher in the tree than the thigh,
  * so a tentacle's or a finger's tip is never taken for one; of the child-less joints it sits at the end of
- * (see {@link footShin}), the nearest in the rest pose.
+ * (see {@link footShin}), the nearest in the rest pose. With `separateTree`, a joint at most two levels
+ * below where its branch leaves the leg's will do too (an IK control under a root of its own: Quaternius'
+ * animals keep the hoof target `FF.L` under `IKFrontLeg.L`, beside the body).
  */
-export function controlFootShin(rig: FootShinRig, foot: number, pose: LegPose): number {
+export function controlFootShin(rig: FootShinRig, foot: number, pose: LegPose, separateTree = false): number {
   const parents = rig.parents;
   const from = parents[foot];
   const depth = (j: number) => {
@@ -121,7 +123,13 @@ export function controlFootShin(rig: FootShinRig, foot: number, pose: LegPose): 
   for (let shin = 0; shin < parents.length; shin++) {
     const thigh = parents[shin];
     if (thigh < 0 || shin === foot || depth(foot) >= depth(thigh)) continue;
-    if (from >= 0 && !isAncestor(parents, from, thigh)) continue;
+    if (
+      from >= 0 &&
+      !isAncestor(parents, from, thigh) &&
+      !(separateTree && controlBranch(parents, foot, thigh))
+    ) {
+      continue;
+    }
     if (isAncestor(parents, foot, shin) || !sitsAtShinEnd(rig, shin, foot, pose)) continue;
     const d = Math.hypot(
       r[3 * foot] - r[3 * shin],
@@ -134,4 +142,16 @@ export function controlFootShin(rig: FootShinRig, foot: number, pose: LegPose): 
     }
   }
   return best;
+}
+
+/**
+ * Whether `foot` hangs at most two joints below the joint where its branch and the thigh's meet (with no
+ * joint in common, below a root above both).
+ */
+function controlBranch(parents: Int32Array, foot: number, thigh: number): boolean {
+  let below = 1;
+  for (let k = parents[foot]; k >= 0; k = parents[k], below++) {
+    if (isAncestor(parents, k, thigh)) return below <= 2;
+  }
+  return below <= 3;
 }

@@ -13,8 +13,14 @@ import type { Loaded } from "./characters.js";
 
 type V = Vec3;
 
-/** Joint nodes by name: a Rigify-style T-pose (Y up, facing +Z, its left along +X), identity rest rotations. */
-export function buildRigifyCharacter(scene: Scene): { model: Mesh; nodes: Map<string, TransformNode> } {
+/** One joint: its name, its parent's (null for a root) and where it stands in the model. */
+export type JointLayout = readonly [name: string, parent: string | null, at: V];
+
+/** Joint nodes by name, placed as `joints` lists them (parents first), identity rest rotations. */
+export function buildJointCharacter(
+  scene: Scene,
+  joints: Iterable<JointLayout>,
+): { model: Mesh; nodes: Map<string, TransformNode> } {
   const model = new Mesh("__root__", scene);
   const skeleton = new Skeleton("rig", "rig", scene);
   const nodes = new Map<string, TransformNode>();
@@ -34,11 +40,24 @@ export function buildRigifyCharacter(scene: Scene): { model: Mesh; nodes: Map<st
     bones.set(name, bone);
     world.set(name, at);
   };
-  for (const [name, parent, at] of rigifyJoints()) add(name, parent, at);
+  for (const [name, parent, at] of joints) add(name, parent, at);
   const mesh = new Mesh("body", scene);
   mesh.parent = model;
   mesh.skeleton = skeleton;
   return { model, nodes };
+}
+
+/** Joint nodes by name: a Rigify-style T-pose (Y up, facing +Z, its left along +X), identity rest rotations. */
+export function buildRigifyCharacter(scene: Scene): { model: Mesh; nodes: Map<string, TransformNode> } {
+  return buildJointCharacter(scene, rigifyJoints());
+}
+
+/** A character of `joints` in a NullEngine scene with a camera, as `loadCharacter` gives a file. */
+export function jointCharacter(joints: Iterable<JointLayout>): Loaded {
+  const engine = new NullEngine();
+  const scene = new Scene(engine);
+  new FreeCamera("camera", new Vector3(0, 1, -5), scene);
+  return { engine, scene, root: buildJointCharacter(scene, joints).model };
 }
 
 /**
@@ -46,8 +65,5 @@ export function buildRigifyCharacter(scene: Scene): { model: Mesh; nodes: Map<st
  * `loadCharacter` gives a file.
  */
 export function rigifyCharacter(): Loaded {
-  const engine = new NullEngine();
-  const scene = new Scene(engine);
-  new FreeCamera("camera", new Vector3(0, 1, -5), scene);
-  return { engine, scene, root: buildRigifyCharacter(scene).model };
+  return jointCharacter(rigifyJoints());
 }

@@ -7,6 +7,7 @@ import { LookAt } from "../../plugin/helpers/lookAt.js";
 import {
   CHARACTERS,
   OWN_CHARACTERS,
+  characterNamed,
   loadCharacter,
   noteIfMissing,
   type Character,
@@ -32,14 +33,10 @@ interface Setup {
   readonly look?: string[];
 }
 
-const SPIDER_LEGS = ["FrontLeg3", "MidFrontLeg3", "MidBackLeg3", "BackLeg3"].flatMap((leg) =>
-  ["L", "R"].map((side) => ({ foot: `${leg}.${side}`, chainLength: 2 })),
-);
-
 /**
  * Legs per character. Humanoids and the Fox are found by role (the Fox's hands rest below its knees, so
- * they count as front legs); the creature's and the spider's are listed. The spider's legs end in `_end`
- * sites outside the skin: the last joint of each leg is placed, the tip follows.
+ * they count as front legs), the spider's, the horse's and the T-rex's by where they stand (see
+ * groundLegs.test.ts); the creature's are listed, each ending in the tip joint below its ankle.
  */
 const SETUPS: Record<string, Setup> = {
   creature: {
@@ -50,13 +47,15 @@ const SETUPS: Record<string, Setup> = {
     legs: 6,
   },
   Fox: { clip: "Walk", feet: {}, legs: 4 },
-  QuaterniusSpider: { clip: "SpiderArmature|Spider_Walk", feet: { legs: SPIDER_LEGS }, legs: 8 },
+  QuaterniusSpider: { clip: "SpiderArmature|Spider_Walk", feet: {}, legs: 8 },
   CesiumMan: { feet: {}, legs: 2 },
   RiggedFigure: { feet: {}, legs: 2 },
   // Its feet hang from the root, each where its shin ends (a rig made for Blender's IK): found by role and
   // geometry, the knee placed so the shin ends on the ground, the foot moved with it. More in
   // footPlacement.robot.test.ts.
   RobotExpressive: { clip: "Idle", feet: {}, legs: 2 },
+  QuaterniusHorse: { clip: "AnimalArmature|Walk", feet: {}, legs: 4 },
+  QuaterniusTrex: { clip: "Armature|TRex_Walk", feet: {}, legs: 2 },
 };
 
 const characters: Character[] = [
@@ -64,6 +63,8 @@ const characters: Character[] = [
   ...["Fox", "QuaterniusSpider", "CesiumMan", "RiggedFigure", "RobotExpressive"].map((f) =>
     CHARACTERS.find((c) => c.folder === f)!,
   ),
+  characterNamed("QuaterniusHorse"),
+  characterNamed("QuaterniusTrex"),
 ];
 
 const notes: string[] = [];
