@@ -1,6 +1,8 @@
 // FootPlacement's bar on every humanoid at hand, at default settings (no per-character option): a 20° slope
 // rising ahead of the character, and 15 cm steps (one foot on a step up; one foot a step down, which lowers
-// the hips). Lengths are judged as for a 1.75 m human: scaled by the character's height / 1.75 m.
+// the hips). Lengths are judged as for a 1.75 m human: scaled by the character's height / 1.75 m. The
+// animals (legs found by where they stand) take the same grounds and the ankle bar; their soles and knees
+// are not judged (a hind knee bends back; Quaternius' skins weight body vertices to the feet).
 import { existsSync } from "node:fs";
 import { Matrix, Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import { afterAll, describe, expect, it } from "vitest";
@@ -57,7 +59,16 @@ const HUMANOIDS: readonly { character: Character; clip?: string }[] = [
   { character: CHARACTERS.find((c) => c.folder === "RobotExpressive")!, clip: "Idle" },
 ];
 
-const missing = HUMANOIDS.filter((h) => !h.character.present).map((h) => h.character.folder);
+/** Animals, each playing its idle clip. */
+const ANIMALS: readonly { character: Character; clip?: string }[] = [
+  { character: shared("QuaterniusHorse", "Horse.glb"), clip: "AnimalArmature|Idle" },
+  { character: shared("QuaterniusTrex", "Trex.glb"), clip: "Armature|TRex_Idle" },
+  { character: CHARACTERS.find((c) => c.folder === "Fox")!, clip: "Survey" },
+  { character: CHARACTERS.find((c) => c.folder === "QuaterniusSpider")!, clip: "SpiderArmature|Spider_Idle" },
+  { character: OWN_CHARACTERS.find((c) => c.folder === "creature")!, clip: "Idle" },
+];
+
+const missing = [...HUMANOIDS, ...ANIMALS].filter((h) => !h.character.present).map((h) => h.character.folder);
 if (missing.length > 0) {
   console.warn(`[foot placement on humanoids] skipping ${missing.join(", ")}: absent from ${ASSETS_DIR}`);
 }
@@ -77,6 +88,8 @@ interface Row {
   knee: number;
   hips: number;
   finite: boolean;
+  /** Soles and knees judged. */
+  humanoid: boolean;
 }
 const rows: Row[] = [];
 
@@ -85,11 +98,11 @@ afterAll(() => {
   const mm = (v: number) => (v * 1000).toFixed(2);
   const lines = rows.map(
     (r) =>
-      `| ${r.character} | ${r.ground} | ${r.height.toFixed(2)} | ${mm(r.ankle)} | ${mm(r.sole)} | ` +
-      `${Number.isNaN(r.knee) ? "straight" : (r.knee / DEGREES).toFixed(1)} | ${(r.hips * 100).toFixed(1)} | ${r.finite ? "yes" : "NO"} |`,
+      `| ${r.character} | ${r.ground} | ${r.height.toFixed(2)} | ${mm(r.ankle)} | ${r.humanoid ? mm(r.sole) : "—"} | ` +
+      `${!r.humanoid ? "—" : Number.isNaN(r.knee) ? "straight" : (r.knee / DEGREES).toFixed(1)} | ${(r.hips * 100).toFixed(1)} | ${r.finite ? "yes" : "NO"} |`,
   );
   console.log(
-    "[foot placement on humanoids] (mm for a 1.75 m human)\n" +
+    "[foot placement on humanoids and animals] (mm for a 1.75 m human)\n" +
       "| character | ground | height m | ankle error mm | sole sunk mm | knee off forward ° | hips lowered cm | finite |\n" +
       "|---|---|--:|--:|--:|--:|--:|---|\n" +
       lines.join("\n"),
@@ -97,7 +110,9 @@ afterAll(() => {
 });
 
 /** The character's height: its skinned surface, in the pose it stands in now (world units). */
-function heightOf(ik: FabrikBehavior): number {
+function heightOf(ik: FabrikBehavior, humanoid: boolean): number {
+  // The joints' height for the animals: FBX2glTF's horse skins a hundred times too tall here.
+  if (!humanoid) return ik.height * Math.hypot(...Array.from(ik.modelToWorld!.subarray(4, 7)));
   let low = Infinity,
     high = -Infinity;
   for (const mesh of ik.rig!.meshes) {
@@ -144,7 +159,17 @@ function kneeBend(ik: FabrikBehavior, leg: FootPlacementLegInfo, pose: PoseSampl
 }
 
 describe.each(HUMANOIDS.filter((h) => h.character.present))("FootPlacement on $character.folder", (h) => {
-  it.each(GROUNDS)("at default settings on a %s: ankles, soles and knees", async (ground) => {
+  it.each(GROUNDS)("at default settings on a %s: ankles, soles and knees", (ground) =>
+    place(h, ground, true),
+  );
+});
+
+describe.each(ANIMALS.filter((h) => h.character.present))("FootPlacement on $character.folder", (h) => {
+  it.each(GROUNDS)("at default settings on a %s: ankles", (ground) => place(h, ground, false));
+});
+
+async function place(h: { character: Character; clip?: string }, ground: Ground, humanoid: boolean) {
+  {
     const loaded: Loaded = await loadCharacter(h.character);
     const ik = attach(loaded);
     const group =
@@ -154,10 +179,10 @@ describe.each(HUMANOIDS.filter((h) => h.character.present))("FootPlacement on $c
     const driver = new FrameDriver(loaded, group, 60);
     const feet = new FootPlacement(ik, { autoUpdate: false });
     // Every humanoid foot turns with the ground, toes or not.
-    expect(feet.legs.map((l) => l.align)).toEqual(feet.legs.map(() => true));
+    if (humanoid) expect(feet.legs.map((l) => l.align)).toEqual(feet.legs.map(() => true));
     const reader = new PoseReader(ik.rig!);
     const first = samplePose(ik, reader);
-    const height = heightOf(ik);
+    const height = heightOf(ik, humanoid);
     const scale = height / 1.75;
     const legLength = feet.maxStepDown * 2;
     const far = 20 * legLength;
@@ -177,7 +202,7 @@ describe.each(HUMANOIDS.filter((h) => h.character.present))("FootPlacement on $c
       createStep(loaded.scene, "high", refY + highTop, edge + 1e-4 * legLength, far, -far, far);
       above = (p) => p.y - refY - (p.x > edge ? highTop : lowTop);
     }
-    const surfaces = feet.legs.map((leg) => footSurface(ik, leg.foot));
+    const surfaces = humanoid ? feet.legs.map((leg) => footSurface(ik, leg.foot)) : [];
     for (const s of surfaces) expect(s.count).toBeGreaterThan(0);
     driver.run([feet], 1);
 
@@ -196,7 +221,7 @@ describe.each(HUMANOIDS.filter((h) => h.character.present))("FootPlacement on $c
     stop();
     const a = animated! as PoseSample;
     const s = solved! as PoseSample;
-    const forward = forwardOf(ik, a);
+    const forward = humanoid ? forwardOf(ik, a) : null;
 
     let ankle = 0,
       sole = -Infinity,
@@ -204,6 +229,7 @@ describe.each(HUMANOIDS.filter((h) => h.character.present))("FootPlacement on $c
     feet.legs.forEach((leg, i) => {
       expect(leg.grounded && leg.weight === 1, leg.name).toBe(true);
       ankle = Math.max(ankle, Math.abs(above(s.world[leg.foot]) - (a.world[leg.foot].y - refY)));
+      if (forward === null) return;
       // The animation's own clearance of the sole over its flat ground, and the solved one over this ground.
       const held = Math.min(...animatedSoles[i].map((p) => p.y - refY));
       const now = Math.min(...solvedSoles[i].map(above));
@@ -221,12 +247,13 @@ describe.each(HUMANOIDS.filter((h) => h.character.present))("FootPlacement on $c
       knee,
       hips: feet.hipsOffset / scale,
       finite,
+      humanoid,
     });
     expect(finite).toBe(true);
     expect(ankle / scale).toBeLessThan(ANKLE_BAR);
-    expect(sole / scale).toBeLessThan(SOLE_BAR);
+    if (humanoid) expect(sole / scale).toBeLessThan(SOLE_BAR);
     if (!Number.isNaN(knee)) expect(knee).toBeLessThan(KNEE_BAR);
     feet.dispose();
     loaded.engine.dispose();
-  });
-});
+  }
+}
