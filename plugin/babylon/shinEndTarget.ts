@@ -47,7 +47,7 @@ export class ShinEndTarget {
     readonly shin: number,
   ) {
     this.thigh = rig.parents[shin];
-    restBendAxis(rig, this.thigh, shin, foot, this._bend, 0);
+    restBendAxis(rig, this.thigh, shin, rig.restPositions, 3 * foot, this._bend, 0);
     this._parents = rig.parents;
   }
 
@@ -75,7 +75,8 @@ export class ShinEndTarget {
       pose.orientations,
       this.thigh,
       this.shin,
-      this.foot,
+      pose.positions,
+      3 * this.foot,
       this._bend,
       0,
       limits,

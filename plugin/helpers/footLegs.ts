@@ -1,5 +1,5 @@
-import type { FabrikBehavior, FabrikJoint } from "../babylon/index.js";
-import { footShin, type HumanoidRoles, type LegPose } from "../rig/index.js";
+import { findEndSite, transformPoint, type FabrikBehavior, type FabrikJoint } from "../babylon/index.js";
+import { footShin, quatRotateInverse, type HumanoidRoles, type LegPose } from "../rig/index.js";
 import { FabrikError } from "../solver/index.js";
 import { findGroundLegs, heightsAboveGround, onGround, type GroundPose } from "./groundLegs.js";
 
@@ -31,6 +31,12 @@ export interface FootPlacementLeg {
    * `LowerLeg` (below its `UpperLeg`), in the rest pose and the current one.
    */
   readonly shin?: FabrikJoint;
+  /**
+   * Put where the foot joint's own bone ends on the ground (its glTF `_end` site: a hoof, a claw's tip),
+   * not the joint: the leg is then that bone and the one above it, bent at the foot joint as at a knee.
+   * Default: for legs found by where they stand, when the foot joint's bone ends in such a site.
+   */
+  readonly end?: boolean;
 }
 
 /** A leg with everything resolved to joint indices. */
@@ -47,6 +53,11 @@ export interface ResolvedLeg {
   /** The joint at the top of the leg: it keeps its place (it moves with the hips) and turns. */
   readonly base: number;
   readonly align: boolean;
+  /**
+   * For a leg placed by where its last bone ends (`end`): that point in the bone's frame (model units);
+   * `foot`, `shin` and `effector` are then that bone's joint. Null otherwise.
+   */
+  readonly site: Float64Array | null;
 }
 
 function depthOf(parents: Int32Array, j: number): number {
@@ -200,6 +211,7 @@ export function resolveLegs(
     if (seen.has(foot)) throw new FabrikError(`${who}: the leg "${name}" is listed twice`, foot, "legs");
     seen.add(foot);
     const depth = depthOf(parents, foot);
+    if (spec.end === true) return endLeg(ik, spec, foot, pose, who);
     const shin = shinFor(ik, spec, foot, name, pose, who);
     if (shin >= 0) {
       if (spec.chainLength !== undefined && spec.chainLength !== 2) {
@@ -218,6 +230,7 @@ export function resolveLegs(
         chainLength: 2,
         base: parents[shin],
         align: spec.align ?? true,
+        site: null,
       };
     }
     let chainLength = spec.chainLength;
@@ -246,6 +259,7 @@ export function resolveLegs(
       chainLength,
       base,
       align: spec.align ?? (hasChild(parents, foot) || isFootRole(ik.roles, foot)),
+      site: null,
     };
   });
   // One target per joint: two legs may not end on the same effector (a foot and the shin it sits on).
@@ -303,4 +317,49 @@ function shinFor(
 /** A humanoid's foot: it has a sole to turn to the ground even with no toe joint below it. */
 function isFootRole(roles: Readonly<HumanoidRoles>, j: number): boolean {
   return roles.leftFoot === j || roles.rightFoot === j;
+}
+
+/** A leg placed by where its foot joint's own bone ends (`end`): that bone and the one above it. */
+function endLeg(
+  ik: FabrikBehavior,
+  spec: FootPlacementLeg,
+  foot: number,
+  pose: GroundPose,
+  who: string,
+): ResolvedLeg {
+  const rig = ik.rig!;
+  const name = rig.names[foot];
+  const refuse = (why: string, option: string) => {
+    throw new FabrikError(`${who}: leg "${name}": ${why}`, foot, option);
+  };
+  if (spec.shin !== undefined) refuse("end places the foot's own bone, so it takes no shin", "shin");
+  if (spec.chainLength !== undefined && spec.chainLength !== 2) {
+    refuse(
+      `end bends the foot's bone and the one above it: chainLength must be 2 (or left out)`,
+      "chainLength",
+    );
+  }
+  if (spec.align === true)
+    refuse("end turns the foot's bone to put its end down, so it cannot align", "align");
+  const end = findEndSite(rig, foot);
+  if (end === null)
+    refuse(`end needs the bone to end in a glTF _end node below "${name}"; it has none`, "end");
+  if (rig.parents[foot] < 0) refuse("end needs a bone above the foot's to bend it", "end");
+  // Where the bone ends, in its own frame (model units), as it stands now.
+  const at = new Float64Array(3);
+  const w = end!.getAbsolutePosition();
+  transformPoint(pose.worldToModel, w.x, w.y, w.z, at);
+  for (let k = 0; k < 3; k++) at[k] -= pose.positions[3 * foot + k];
+  const site = new Float64Array(3);
+  quatRotateInverse(site, 0, pose.orientations, 4 * foot, at, 0);
+  return {
+    foot,
+    effector: foot,
+    shin: foot,
+    name,
+    chainLength: 2,
+    base: rig.parents[foot],
+    align: false,
+    site,
+  };
 }

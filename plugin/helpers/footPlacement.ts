@@ -13,6 +13,7 @@ import {
 import { FabrikError } from "../solver/index.js";
 import { attachedRig } from "./attached.js";
 import { commonAncestorOf, resolveLegs } from "./footLegs.js";
+import { footPoint } from "./footPoint.js";
 import {
   checkOptionNames,
   defaultGround,
@@ -150,8 +151,10 @@ export class FootPlacement implements FootSettings {
     // Defaults scale with the legs, measured in world units on the pose at hand.
     const modelPerWorld = Math.hypot(w2m[4], w2m[5], w2m[6]);
     let total = 0;
+    const foot = new Float64Array(3);
     for (const leg of legs) {
-      legLength(this._n, reader.positions, rig.parents, leg);
+      footPoint(leg, reader.positions, reader.orientations, foot, 0);
+      legLength(this._n, reader.positions, rig.parents, leg, foot, 0);
       total += this._n[LENGTH];
     }
     const settings = footSettings(options, total / legs.length / modelPerWorld, who);
@@ -184,18 +187,15 @@ export class FootPlacement implements FootSettings {
     }
     this._shinLegs = this._legs.filter((leg) => leg.leg.shin >= 0);
     for (const leg of this._shinLegs) {
-      restBendAxis(rig, leg.leg.base, leg.leg.shin, leg.leg.foot, leg.s, BEND_LOCAL);
+      footPoint(leg.leg, rig.restPositions, rig.restOrientations, foot, 0);
+      restBendAxis(rig, leg.leg.base, leg.leg.shin, foot, 0, leg.s, BEND_LOCAL);
     }
     this._auto = options.autoUpdate ?? true;
     // The frame reads the legs, the hips and what carries them, not fingers and face.
-    const joints = [
-      this.hips,
-      ...legs.flatMap((l) =>
-        l.shin >= 0 ? [l.foot, l.base, l.effector, l.shin] : [l.foot, l.base, l.effector],
-      ),
-    ];
+    const joints = [this.hips, ...legs.flatMap((l) => [l.foot, l.base, l.effector, l.shin])];
+    const read = [...new Set(joints.filter((j) => j >= 0))];
     this._pass = {
-      joints,
+      joints: read,
       beforeSolve: (frame) => this._run(frame),
       afterSolve: this._shinLegs.length > 0 ? (frame) => this._moveFeet(frame) : undefined,
     };
@@ -321,7 +321,8 @@ export class FootPlacement implements FootSettings {
     n[TURN] = this.behavior.weight;
     for (let i = 0; i < this._shinLegs.length; i++) {
       const leg = this._shinLegs[i];
-      if (leg.installed) moveShinFoot(leg, n, frame, this._rig.parents);
+      // A leg placed by its bone's end has no foot joint of its own to move.
+      if (leg.installed && leg.leg.site === null) moveShinFoot(leg, n, frame, this._rig.parents);
     }
   }
 

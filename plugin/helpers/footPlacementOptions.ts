@@ -13,7 +13,8 @@ export interface FootPlacementOptions {
    * T-rex's short arms named as legs), the legs the body stands on: every chain end within 15 % of the
    * character's height of the ground, now or at rest, below a leg rising at least a quarter of the height
    * (a horse's hooves, a spider's eight feet, a rig of numbered bones; never a tail or a snake's body). A
-   * foot that sits where a child-less shin ends, as a Blender-IK control does, is placed through that shin.
+   * foot that sits where a child-less shin ends, as a Blender-IK control does, is placed through that shin;
+   * a bone ending in a glTF `_end` site on the ground, by that end (see {@link FootPlacementLeg.end}).
    */
   legs?: readonly (FabrikJoint | FootPlacementLeg)[];
   /**

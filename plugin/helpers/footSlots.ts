@@ -41,7 +41,9 @@ export const SHIN_MIN = 56;
 export const SHIN_MAX = 57;
 export const SHIN_STRETCH = 58;
 export const SHIN_REACH = 59;
-export const LEG_SLOTS = 60;
+/** The animated foot in model space (see `footPoint`). */
+export const FOOT_MODEL = 60;
+export const LEG_SLOTS = 63;
 
 /* The frame's scalars (`FootPlacement._n`). */
 export const DT = 0;

@@ -17,6 +17,7 @@ export interface GroundLeg {
   readonly foot: number;
   readonly shin?: number;
   readonly chainLength?: number;
+  readonly end?: boolean;
 }
 
 /** A chain end this close to the ground (a fraction of the character's height) can stand on it. */
@@ -87,8 +88,9 @@ export function heightsAboveGround(ik: FabrikBehavior, pose: GroundPose): Ground
  * The legs a body stands on, by its shape: each deforming joint with no deforming joint below it that lies
  * within {@link ON_GROUND} of the ground and hangs below a leg rising at least a quarter of the height above
  * it. A foot sitting where a child-less shin ends (rigs made for Blender's IK) is placed through that shin;
- * the shin is then not a leg of its own. Otherwise the leg bends from the foot up to the last joint before
- * it branches off the body (a horse's shoulder blade, a spider's hip), which keeps its place and turns.
+ * the shin is then not a leg of its own. A foot whose bone ends in a glTF `_end` site (a hoof) is placed by
+ * that end, bent at its joint (`FootPlacementLeg.end`). Otherwise the leg bends from the foot up to the last
+ * joint before it branches off the body (a spider's hip), which keeps its place and turns.
  */
 export function findGroundLegs(ik: FabrikBehavior, pose: GroundPose, heights: GroundHeights): GroundLeg[] {
   const rig = ik.rig!;
@@ -110,6 +112,9 @@ export function findGroundLegs(ik: FabrikBehavior, pose: GroundPose, heights: Gr
     if (shin >= 0) {
       shins.add(shin);
       legs.push({ foot, shin });
+    } else if (findEndSite(rig, foot) !== null && parents[foot] >= 0) {
+      // The bone ends on the ground (a hoof): placed by that end, bent at its joint.
+      legs.push({ foot, end: true });
     } else {
       let chainLength = 0;
       for (let k = foot; k !== top; k = parents[k]) chainLength++;

@@ -13,6 +13,7 @@ import {
 } from "../rig/index.js";
 import { vectorFromArray, type FabrikFrame } from "../babylon/index.js";
 import type { FootSettings } from "./footPlacementOptions.js";
+import { footPoint } from "./footPoint.js";
 import {
   ALPHA,
   BASE,
@@ -21,6 +22,7 @@ import {
   DT,
   FADE,
   FOOT,
+  FOOT_MODEL,
   GOAL_POINT,
   GOAL_SURFACE,
   GOAL_WEIGHT,
@@ -112,7 +114,8 @@ export class GroundProbe {
   readFoot(leg: LegState, frame: FabrikFrame): void {
     const s = leg.s;
     const n = this._n;
-    transformPoint(s, FOOT, frame.modelToWorld, frame.positions, 3 * leg.leg.foot);
+    footPoint(leg.leg, frame.positions, frame.orientations, s, FOOT_MODEL);
+    transformPoint(s, FOOT, frame.modelToWorld, s, FOOT_MODEL);
     transformPoint(s, BASE, frame.modelToWorld, frame.positions, 3 * leg.leg.base);
     s[HEIGHT] = s[FOOT + 1] - n[REF_Y];
     n[RAY] = s[FOOT];

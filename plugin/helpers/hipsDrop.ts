@@ -7,6 +7,7 @@ import {
   DELTA,
   DROP,
   FOOT,
+  FOOT_MODEL,
   LENGTH,
   MODEL_PER_WORLD,
   REACH,
@@ -65,7 +66,7 @@ function footReach(
     ay = s[FOOT + 1] - s[BASE + 1],
     az = s[FOOT + 2] - s[BASE + 2];
   const animated = Math.sqrt(ax * ax + ay * ay + az * az);
-  legLength(n, positions, parents, leg.leg);
+  legLength(n, positions, parents, leg.leg, s, FOOT_MODEL);
   n[REACH] = Math.max(animated, (settings.legExtension * n[LENGTH]) / n[MODEL_PER_WORLD]);
 }
 
@@ -75,20 +76,25 @@ function footReach(
  */
 function shinReach(settings: FootSettings, n: Float64Array, positions: Float64Array, leg: LegState): void {
   const s = leg.s;
-  shinLength(n, positions, leg.leg);
+  shinLength(n, positions, leg.leg, s, FOOT_MODEL);
   const extended = Math.min(settings.legExtension * n[LENGTH], s[SHIN_REACH]);
   n[REACH] = Math.max(s[SHIN_STRETCH], extended) / n[MODEL_PER_WORLD];
 }
 
-/** Into `n[LENGTH]`: the leg's length along its chain, in model units, on the pose `positions`. */
+/**
+ * Into `n[LENGTH]`: the leg's length along its chain, in model units, on the pose `positions`; for a foot at
+ * a shin's end, to the foot at `foot[fo..fo+2]` (see `footPoint`).
+ */
 export function legLength(
   n: Float64Array,
   positions: Float64Array,
   parents: Int32Array,
   leg: ResolvedLeg,
+  foot: Float64Array,
+  fo: number,
 ): void {
   if (leg.shin >= 0) {
-    shinLength(n, positions, leg);
+    shinLength(n, positions, leg, foot, fo);
     return;
   }
   const p = positions;
@@ -104,16 +110,15 @@ export function legLength(
 }
 
 /** {@link legLength} of a foot at a shin's end: the thigh, and the shin to where the foot sits. */
-function shinLength(n: Float64Array, p: Float64Array, leg: ResolvedLeg): void {
+function shinLength(n: Float64Array, p: Float64Array, leg: ResolvedLeg, foot: Float64Array, c: number): void {
   const a = 3 * leg.base,
-    b = 3 * leg.shin,
-    c = 3 * leg.foot;
+    b = 3 * leg.shin;
   const tx = p[b] - p[a],
     ty = p[b + 1] - p[a + 1],
     tz = p[b + 2] - p[a + 2];
-  const sx = p[c] - p[b],
-    sy = p[c + 1] - p[b + 1],
-    sz = p[c + 2] - p[b + 2];
+  const sx = foot[c] - p[b],
+    sy = foot[c + 1] - p[b + 1],
+    sz = foot[c + 2] - p[b + 2];
   n[LENGTH] = Math.sqrt(tx * tx + ty * ty + tz * tz) + Math.sqrt(sx * sx + sy * sy + sz * sz);
 }
 

@@ -5,7 +5,7 @@ import { GOAL_SURFACE, GROUND, LEG_SLOTS, SURFACE, TARGET, TILT, WEIGHT } from "
 
 /** What a leg is doing (live: updated every frame). */
 export interface FootPlacementLegInfo {
-  /** The joint put on the ground. */
+  /** The joint put on the ground (for a leg placed by its bone's end, `FootPlacementLeg.end`: that bone's). */
   readonly foot: number;
   readonly name: string;
   readonly chainLength: number;
@@ -14,7 +14,7 @@ export interface FootPlacementLegInfo {
   readonly align: boolean;
   /**
    * The shin whose end the foot sits at, for a foot that does not hang below its leg (see
-   * `FootPlacementLeg.shin`); -1 otherwise.
+   * `FootPlacementLeg.shin`), or the foot's own bone for a leg placed by where it ends; -1 otherwise.
    */
   readonly shin: number;
   /**

@@ -15,6 +15,7 @@ export {
   quatMultiply,
   quatMultiplyConjugate,
   quatRotate,
+  quatRotateInverse,
 } from "../solver/quaternion.js";
 
 /** out[o..o+2] = v[vo..vo+2] / |v|; false (out untouched) when |v| is 0 or not finite. */

@@ -50,6 +50,7 @@ export {
   quatMultiply,
   quatMultiplyConjugate,
   quatRotate,
+  quatRotateInverse,
   quaternionToRows,
   quatScaleAngle,
   rowsToQuaternion,

@@ -258,7 +258,8 @@ export function placeKnee(w: Float64Array): void {
 /**
  * Fills the inputs of {@link placeKnee} and {@link kneeReach} but the goal from an animated pose (model-space
  * `positions` and unit `orientations` per joint), and `w[KNEE_FOOT_LOCAL..]`. The knee is `shin`'s joint,
- * the hip its parent `thigh`'s, the shin's end is where `foot` sits. `bendLocal[bo..]`: the axis a straight
+ * the hip its parent `thigh`'s, the shin's end is the foot at `foot[fo..fo+2]` (a joint's position, or the
+ * end site where the shin's own bone ends). `bendLocal[bo..]`: the axis a straight
  * leg bends about, in the thigh's frame (see {@link restBendAxis}).
  *
  * The behavior keeps the shin within its limits when it matches the orientation asked of it; so the knee
@@ -272,7 +273,8 @@ export function animatedKnee(
   orientations: Float64Array,
   thigh: number,
   shin: number,
-  foot: number,
+  foot: ArrayLike<number>,
+  fo: number,
   bendLocal: Float64Array,
   bo: number,
   limits: JointLimits | null,
@@ -282,7 +284,7 @@ export function animatedKnee(
   for (let i = 0; i < 3; i++) {
     w[KNEE_ANIMATED + i] = p[3 * shin + i];
     w[KNEE_HIP + i] = p[3 * thigh + i];
-    w[VECTOR + i] = p[3 * foot + i] - p[3 * shin + i];
+    w[VECTOR + i] = foot[fo + i] - p[3 * shin + i];
   }
   quatRotateInverse(w, KNEE_FOOT_LOCAL, o, 4 * shin, w, VECTOR);
   for (let i = 0; i < 4; i++) w[KNEE_SHIN + i] = o[4 * shin + i];
@@ -319,20 +321,22 @@ export function animatedKnee(
 
 /**
  * Into `out[o..o+2]`: the axis a foot-at-a-shin's-end leg bends about when the animation holds it straight,
- * in the thigh's frame: the rest pose's bend (thigh × shin), else the thigh's frame axis least along it.
+ * in the thigh's frame: the rest pose's bend (thigh × shin, the foot at rest at `foot[fo..fo+2]`), else the
+ * thigh's frame axis least along it.
  */
 export function restBendAxis(
   rig: { readonly restPositions: Float64Array; readonly restOrientations: Float64Array },
   thigh: number,
   shin: number,
-  foot: number,
+  foot: ArrayLike<number>,
+  fo: number,
   out: Float64Array,
   o: number,
 ): void {
   const r = rig.restPositions;
   const q = rig.restOrientations;
   const t = [0, 1, 2].map((k) => r[3 * shin + k] - r[3 * thigh + k]);
-  const e = [0, 1, 2].map((k) => r[3 * foot + k] - r[3 * shin + k]);
+  const e = [0, 1, 2].map((k) => foot[fo + k] - r[3 * shin + k]);
   const axis = Float64Array.of(
     t[1] * e[2] - t[2] * e[1],
     t[2] * e[0] - t[0] * e[2],

@@ -16,10 +16,14 @@ type V = Vec3;
 /** One joint: its name, its parent's (null for a root) and where it stands in the model. */
 export type JointLayout = readonly [name: string, parent: string | null, at: V];
 
-/** Joint nodes by name, placed as `joints` lists them (parents first), identity rest rotations. */
+/**
+ * Joint nodes by name, placed as `joints` lists them (parents first), identity rest rotations; `ends` are
+ * plain nodes below joints, outside the skin (glTF `_end` sites).
+ */
 export function buildJointCharacter(
   scene: Scene,
   joints: Iterable<JointLayout>,
+  ends: Iterable<JointLayout> = [],
 ): { model: Mesh; nodes: Map<string, TransformNode> } {
   const model = new Mesh("__root__", scene);
   const skeleton = new Skeleton("rig", "rig", scene);
@@ -41,6 +45,12 @@ export function buildJointCharacter(
     world.set(name, at);
   };
   for (const [name, parent, at] of joints) add(name, parent, at);
+  for (const [name, parent, at] of ends) {
+    const node = new TransformNode(name, scene);
+    node.parent = nodes.get(parent!)!;
+    const from = world.get(parent!)!;
+    node.position.set(at[0] - from[0], at[1] - from[1], at[2] - from[2]);
+  }
   const mesh = new Mesh("body", scene);
   mesh.parent = model;
   mesh.skeleton = skeleton;
@@ -52,12 +62,12 @@ export function buildRigifyCharacter(scene: Scene): { model: Mesh; nodes: Map<st
   return buildJointCharacter(scene, rigifyJoints());
 }
 
-/** A character of `joints` in a NullEngine scene with a camera, as `loadCharacter` gives a file. */
-export function jointCharacter(joints: Iterable<JointLayout>): Loaded {
+/** A character of `joints` (and `ends`) in a NullEngine scene with a camera, as `loadCharacter` gives a file. */
+export function jointCharacter(joints: Iterable<JointLayout>, ends: Iterable<JointLayout> = []): Loaded {
   const engine = new NullEngine();
   const scene = new Scene(engine);
   new FreeCamera("camera", new Vector3(0, 1, -5), scene);
-  return { engine, scene, root: buildJointCharacter(scene, joints).model };
+  return { engine, scene, root: buildJointCharacter(scene, joints, ends).model };
 }
 
 /**

@@ -355,6 +355,19 @@ describe("FootPlacement on the mannequin", () => {
     ).toThrow(
       /leg "RightHand" sits at the end of the shin "LeftLeg": .* chainLength must be 2 \(or left out\), got 3/,
     );
+    // A leg placed by where its bone ends: the bone must end in an _end node, and nothing else may be asked.
+    expect(() => new FootPlacement(ik, { legs: [{ foot: "LeftFoot", end: true }] })).toThrow(
+      /leg "LeftFoot": end needs the bone to end in a glTF _end node below "LeftFoot"; it has none/,
+    );
+    expect(() => new FootPlacement(ik, { legs: [{ foot: "LeftFoot", end: true, shin: "LeftLeg" }] })).toThrow(
+      /leg "LeftFoot": end places the foot's own bone, so it takes no shin/,
+    );
+    expect(() => new FootPlacement(ik, { legs: [{ foot: "LeftFoot", end: true, chainLength: 3 }] })).toThrow(
+      /leg "LeftFoot": end bends the foot's bone and the one above it: chainLength must be 2/,
+    );
+    expect(() => new FootPlacement(ik, { legs: [{ foot: "LeftFoot", end: true, align: true }] })).toThrow(
+      /leg "LeftFoot": end turns the foot's bone to put its end down, so it cannot align/,
+    );
     expect(loaded.scene.transformNodes.filter((n) => n.name.endsWith("foot target"))).toEqual([]);
   });
 });

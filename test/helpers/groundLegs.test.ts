@@ -1,4 +1,5 @@
 import { Vector3 } from "@babylonjs/core/Maths/math.vector.js";
+import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { FabrikError } from "../../plugin/solver/index.js";
 import { FootPlacement } from "../../plugin/helpers/footPlacement.js";
@@ -9,6 +10,7 @@ import {
   loadCharacter,
   noteIfMissing,
   type Character,
+  type Loaded,
 } from "../babylon/characters.js";
 import { jointCharacter, type JointLayout } from "../babylon/codeCharacters.js";
 import { attach } from "../babylon/fabrikHarness.js";
@@ -145,4 +147,113 @@ describe("legs found by shape on a rig of numbered bones", () => {
     feet.dispose();
     loaded.engine.dispose();
   });
+});
+
+/**
+ * A hoofed animal of numbered bones (Y up, facing +Z): each leg a short top bone (a shoulder blade, a
+ * pelvis), an upper and a lower bone, and no foot joint: the lower bone's glTF `_end` site is the hoof, on
+ * the ground.
+ */
+function hoofedQuadruped(): { joints: JointLayout[]; ends: JointLayout[] } {
+  const joints: JointLayout[] = [["bone_00", null, [0, 1.3, 0]]];
+  const ends: JointLayout[] = [];
+  let n = 1;
+  const bone = (parent: string, at: [number, number, number]): string => {
+    const name = `bone_${String(n++).padStart(2, "0")}`;
+    joints.push([name, parent, at]);
+    return name;
+  };
+  for (const z of [0.7, -0.7]) {
+    for (const x of [0.2, -0.2]) {
+      const top = bone("bone_00", [x, 1.25, z]);
+      const upper = bone(top, [x, 1.1, z + 0.05]);
+      const lower = bone(upper, [x, 0.55, z]);
+      ends.push([`${lower}_end`, lower, [x, 0, z]]);
+    }
+  }
+  bone(bone("bone_00", [0, 1.6, 0.9]), [0, 1.9, 1.1]);
+  bone("bone_00", [0, 1.2, -0.9]);
+  return { joints, ends };
+}
+
+/** Each leg's `_end` node, in world space, as the frame being rendered left it. */
+function endsAt(loaded: Loaded, names: readonly string[]): Vector3[] {
+  return names.map((name) => {
+    const end = loaded.scene.getTransformNodeByName(`${name}_end`)!;
+    for (let k: TransformNode | null = end; k !== null; k = k.parent as TransformNode | null) {
+      k.computeWorldMatrix(true);
+    }
+    return end.getAbsolutePosition().clone();
+  });
+}
+
+describe("legs placed by where their last bone ends", () => {
+  it.each([
+    ["slope", 20],
+    ["flat ground", 0],
+  ] as const)("puts each hoof on a %s, the leg bent at its lower joint", (_, degrees) => {
+    const { joints, ends } = hoofedQuadruped();
+    const loaded = jointCharacter(joints, ends);
+    const ik = attach(loaded);
+    const rig = ik.rig!;
+    const feet = new FootPlacement(ik, { autoUpdate: false });
+    // Each lower bone, its end the foot; the upper bone turns (the leg's base), the lower one bends.
+    expect(feet.legs.map((leg) => [rig.names[leg.foot], rig.names[leg.shin], rig.names[leg.base]])).toEqual([
+      ["bone_03", "bone_03", "bone_02"],
+      ["bone_06", "bone_06", "bone_05"],
+      ["bone_09", "bone_09", "bone_08"],
+      ["bone_12", "bone_12", "bone_11"],
+    ]);
+    const slope = createSlope(loaded.scene, degrees, Vector3.Zero(), 20);
+    const driver = new FrameDriver(loaded, null, 60);
+    driver.run([feet], 1);
+    let hoofAt: Vector3[] = [];
+    const stop = onSolvedFrame(
+      loaded.scene,
+      () =>
+        (hoofAt = endsAt(
+          loaded,
+          feet.legs.map((l) => l.name),
+        )),
+    );
+    driver.frame([feet]);
+    stop();
+    // Each hoof stood on flat ground: now on this ground, to a thousandth of the leg.
+    for (const p of hoofAt) expect(Math.abs(slope.distance(p))).toBeLessThan(1e-3 * 1.3);
+    feet.dispose();
+    loaded.engine.dispose();
+  });
+
+  const horse = characterNamed("QuaterniusHorse");
+  it.skipIf(!horse.present)(
+    "puts the horse's hooves on a 20° slope through its lower legs, without its IK controls",
+    async () => {
+      const loaded = await loadCharacter(horse);
+      const ik = attach(loaded);
+      const lower = ["FrontLowerLeg.L", "FrontLowerLeg.R", "BackLowerLeg.L", "BackLowerLeg.R"];
+      const feet = new FootPlacement(ik, {
+        autoUpdate: false,
+        legs: lower.map((foot) => ({ foot, end: true })),
+      });
+      const driver = new FrameDriver(loaded, loaded.scene.getAnimationGroupByName("AnimalArmature|Idle"), 60);
+      const slope = createSlope(loaded.scene, 20, new Vector3(0, loaded.root.position.y, 0), 100);
+      driver.run([feet], 1);
+      let animated: Vector3[] = [];
+      let solved: Vector3[] = [];
+      const stop = onSolvedFrame(loaded.scene, () => (solved = endsAt(loaded, lower)));
+      driver.frame([feet], () => (animated = endsAt(loaded, lower)));
+      stop();
+      const height = ik.height * Math.hypot(...Array.from(ik.modelToWorld!.subarray(4, 7)));
+      lower.forEach((name, i) => {
+        // Each hoof keeps its animated height over the ground, measured square to the slope.
+        const want = animated[i].y - loaded.root.position.y;
+        expect(Math.abs(slope.distance(solved[i]) - want) / height, name).toBeLessThan(1e-3);
+      });
+      notes.push(
+        `QuaterniusHorse, lower legs by their ends on a 20° slope: hips lowered ${((feet.hipsOffset / height) * 100).toFixed(1)} % of its height`,
+      );
+      feet.dispose();
+      loaded.engine.dispose();
+    },
+  );
 });
