@@ -5,6 +5,7 @@ import { addCharacter, idleClip, loadContainer, type Character } from "../stage/
 import { checkModelFile, explainLoadError } from "../stage/fileCheck.js";
 import { createFloor } from "../stage/floor.js";
 import { createStage } from "../stage/stage.js";
+import { unevenGround } from "../stage/unevenGround.js";
 import { TargetHandles } from "../targets/targetHandles.js";
 import type { SceneDefinition } from "./types.js";
 
@@ -53,7 +54,8 @@ export const droppedScene: SceneDefinition = {
       const size = Math.max(Vector3.Distance(min, max), 1e-3);
       const center = Vector3.Center(min, max);
       const tile = 10 ** Math.round(Math.log10(size / 2));
-      createFloor(stage.scene, size * 14, min.y, tile);
+      const floor = createFloor(stage.scene, size * 14, min.y, tile);
+      const ground = unevenGround(stage.scene, character, floor, size * 14, min.y, max.y - min.y, tile);
       const camera = stage.camera;
       camera.setTarget(center, false, false, true);
       camera.radius = size * 1.5;
@@ -72,8 +74,28 @@ export const droppedScene: SceneDefinition = {
         hint: mismatch
           ? `Its skin loaded ${(skinSize / boneSize).toFixed(0)}× larger than its skeleton (a loader problem ` +
             "with some files): IK moves the skeleton, the skin may not follow. The view shows the skeleton."
-          : "Click an effector below to give it a target, then drag the sphere.",
-        metrics: () => ({ skinToSkeleton: boneSize > 0 ? skinSize / boneSize : 0 }),
+          : "Click an effector below to give it a target, then drag the sphere." +
+            (ground !== null ? " Uneven ground shows the legs FootPlacement finds by itself." : ""),
+        switches:
+          ground === null
+            ? undefined
+            : [
+                {
+                  id: "ground",
+                  label: `Feet on uneven ground (${ground.feet.legs.length} legs)`,
+                  get on() {
+                    return ground.on;
+                  },
+                  set(on: boolean) {
+                    ground.on = on;
+                  },
+                },
+              ],
+        metrics: () => ({
+          skinToSkeleton: boneSize > 0 ? skinSize / boneSize : 0,
+          legs: ground?.feet.legs.length ?? 0,
+          groundedLegs: ground?.feet.legs.filter((leg) => leg.grounded).length ?? 0,
+        }),
         dispose() {
           handles.dispose();
           stage.scene.dispose();

@@ -14,6 +14,20 @@ const demoUrl = inject("demoUrl");
 const SHARED = fileURLToPath(new URL("../../../shared/assets/", import.meta.url));
 const MANNEQUIN = fileURLToPath(new URL("../../assets/mannequin.glb", import.meta.url));
 const present = SHARED_CHARACTERS.filter((c) => existsSync(`${SHARED}${c.folder}/${c.file}`));
+/** The legs FootPlacement finds by itself (see test/helpers/groundLegs.test.ts); 0: none, no ground switch. */
+const LEGS: Record<string, number> = {
+  RiggedSimple: 0,
+  SimpleSkin: 0,
+  RiggedFigure: 2,
+  CesiumMan: 2,
+  RobotExpressive: 2,
+  Fox: 4,
+  QuaterniusSpider: 8,
+  QuaterniusSnake: 0,
+  QuaterniusHorse: 4,
+  QuaterniusTrex: 2,
+  QuaterniusWorkerWoman: 2,
+};
 
 type Triple = [number, number, number];
 const distance = (a: Triple, b: Triple) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
@@ -165,6 +179,21 @@ describe.skipIf(chromiumPath === "")("files opened in the demo, in Chromium", ()
         );
         expect(moved / before.height, `${c.folder}: root (and hips) moved, in heights`).toBeLessThan(0.05);
         await demo.screenshot(`opened-${c.folder}`);
+        // Uneven ground: FootPlacement at its defaults, on the legs it finds by itself.
+        const legs = await demo.hook((h) => h.metrics().legs);
+        expect(legs, `${c.folder}: legs found`).toBe(LEGS[c.folder] ?? legs);
+        expect(await demo.page.locator("#toggle-ground").count(), c.folder).toBe(legs > 0 ? 1 : 0);
+        if (legs > 0) {
+          for (const key of keys) await demo.hook((h, k) => h.toggleTarget(k), key);
+          await demo.page.click("#toggle-ground");
+          await demo.hook((h) => h.frames(20));
+          expect(await demo.hook((h) => h.metrics().groundedLegs), `${c.folder}: legs on the ground`).toBe(
+            legs,
+          );
+          await demo.screenshot(`ground-${c.folder}`);
+          await demo.page.click("#toggle-ground");
+        }
+        report[report.length - 1] += `; ${legs} legs found by FootPlacement`;
       }
       console.log(`[e2e] third-party characters opened in the demo:\n  ${report.join("\n  ")}`);
       expect(demo.errors).toEqual([]);
