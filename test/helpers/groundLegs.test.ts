@@ -96,18 +96,23 @@ describe("FootPlacement finds the legs by itself", () => {
   });
 });
 
+/** A root `bone_00` at `at`, and `bone(parent, at)` adding `bone_01`, `bone_02`, … below it. */
+function numberedBones(at: [number, number, number]) {
+  const joints: JointLayout[] = [["bone_00", null, at]];
+  const bone = (parent: string, p: [number, number, number]): string => {
+    const name = `bone_${String(joints.length).padStart(2, "0")}`;
+    joints.push([name, parent, p]);
+    return name;
+  };
+  return { joints, bone };
+}
+
 /**
  * A four-legged animal of numbered bones (nothing a name says), Y up, facing +Z: each leg a hip, knee and
  * ankle joint below the body, a neck and head ahead, and a tail held out behind.
  */
 function numberedQuadruped(): JointLayout[] {
-  const joints: JointLayout[] = [["bone_00", null, [0, 1, 0]]];
-  let n = 1;
-  const bone = (parent: string, at: [number, number, number]): string => {
-    const name = `bone_${String(n++).padStart(2, "0")}`;
-    joints.push([name, parent, at]);
-    return name;
-  };
+  const { joints, bone } = numberedBones([0, 1, 0]);
   for (const z of [0.6, -0.6]) {
     for (const x of [0.2, -0.2]) {
       const hip = bone("bone_00", [x, 0.95, z]);
@@ -155,14 +160,8 @@ describe("legs found by shape on a rig of numbered bones", () => {
  * the ground.
  */
 function hoofedQuadruped(): { joints: JointLayout[]; ends: JointLayout[] } {
-  const joints: JointLayout[] = [["bone_00", null, [0, 1.3, 0]]];
+  const { joints, bone } = numberedBones([0, 1.3, 0]);
   const ends: JointLayout[] = [];
-  let n = 1;
-  const bone = (parent: string, at: [number, number, number]): string => {
-    const name = `bone_${String(n++).padStart(2, "0")}`;
-    joints.push([name, parent, at]);
-    return name;
-  };
   for (const z of [0.7, -0.7]) {
     for (const x of [0.2, -0.2]) {
       const top = bone("bone_00", [x, 1.25, z]);
