@@ -3,6 +3,7 @@ import type { Scene } from "@babylonjs/core/scene.js";
 import { copy, KNEE_SLOTS, restBendAxis } from "../rig/index.js";
 import {
   quaternionFromArray,
+  refuseFlippedScale,
   vectorFromArray,
   type FabrikBehavior,
   type FabrikFrame,
@@ -147,6 +148,8 @@ export class FootPlacement implements FootSettings {
       },
       who,
     );
+    // The legs' targets are set in a frame: refuse now what setTarget would refuse then.
+    for (const leg of legs) refuseFlippedScale(rig, leg.effector, who);
     this.hips = findHips(behavior, rig, legs, options, who);
     // Defaults scale with the legs, measured in world units on the pose at hand.
     const modelPerWorld = Math.hypot(w2m[4], w2m[5], w2m[6]);

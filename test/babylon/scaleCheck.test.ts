@@ -1,8 +1,13 @@
 import { Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { describe, expect, it } from "vitest";
+import { FootPlacement } from "../../plugin/helpers/footPlacement.js";
+import { LookAt } from "../../plugin/helpers/lookAt.js";
+import { TrackedBody } from "../../plugin/helpers/trackedBody.js";
+import { TwoHandGrip } from "../../plugin/helpers/twoHandGrip.js";
 import { FabrikError } from "../../plugin/solver/index.js";
 import { onSolvedFrame } from "../helpers/helperHarness.js";
+import { OWN_CHARACTERS, loadCharacter } from "./characters.js";
 import { jointCharacter } from "./codeCharacters.js";
 import { attach } from "./fabrikHarness.js";
 
@@ -69,4 +74,34 @@ describe("scale inside the skeleton", () => {
       loaded.engine.dispose();
     },
   );
+
+  it("the helpers refuse such a joint when built, before setting anything (FootPlacement and LookAt set targets in a frame)", async () => {
+    const loaded = await loadCharacter(OWN_CHARACTERS.find((c) => c.folder === "mannequin")!);
+    const ik = attach(loaded);
+    const node = (name: string) => ik.rig!.nodes[ik.jointIndex(name)]!;
+    node("LeftUpLeg").scaling.set(-1, 1, 1);
+    expect(() => new FootPlacement(ik)).toThrow(/FootPlacement: "LeftUpLeg" is scaled \(-1, 1, 1\)/);
+    node("Neck").scaling.set(1, -1, -1);
+    expect(() => new LookAt(ik)).toThrow(/LookAt: "Neck" is scaled \(1, -1, -1\)/);
+    node("LeftArm").scaling.set(-1, -1, 1);
+    expect(() => new TrackedBody(ik)).toThrow(/TrackedBody: "LeftArm" is scaled \(-1, -1, 1\)/);
+    const object = new TransformNode("box", loaded.scene);
+    const handle = { position: new Vector3(0, 0, 0) };
+    expect(() => new TwoHandGrip(ik, { object, left: handle, right: handle })).toThrow(
+      /TwoHandGrip: "LeftArm" is scaled/,
+    );
+    expect(ik.passes).toEqual([]);
+    expect(ik.targets).toEqual([]);
+    node("LeftArm").scaling.set(1, 1, 1);
+    // Put back, both build and run.
+    node("LeftUpLeg").scaling.set(1, 1, 1);
+    node("Neck").scaling.set(1, 1, 1);
+    const feet = new FootPlacement(ik);
+    const look = new LookAt(ik);
+    loaded.scene.render();
+    expect(ik.passes.length).toBe(2);
+    feet.dispose();
+    look.dispose();
+    loaded.engine.dispose();
+  });
 });
