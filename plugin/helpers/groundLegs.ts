@@ -1,5 +1,5 @@
 import { deformingJoints, findEndSite, transformPoint, type FabrikBehavior } from "../babylon/index.js";
-import { controlFootShin, quatRotate, type LegPose } from "../rig/index.js";
+import { controlFootShin, quatRotate, quatRotateInverse, type LegPose } from "../rig/index.js";
 
 /*
  * Legs found by where the body stands rather than by name: a horse's hooves, a T-rex's hind feet, a spider's
@@ -56,7 +56,6 @@ export function heightsAboveGround(ik: FabrikBehavior, pose: GroundPose): Ground
   const site = new Float64Array(3);
   const local = new Float64Array(3);
   const atRest = new Float64Array(3);
-  const inverse = new Float64Array(4);
   for (let j = 0; j < n; j++) {
     now.joint[j] = now.low[j] = along(pose.positions, 3 * j);
     rest.joint[j] = rest.low[j] = along(rig.restPositions, 3 * j);
@@ -67,9 +66,7 @@ export function heightsAboveGround(ik: FabrikBehavior, pose: GroundPose): Ground
     for (let k = 0; k < 3; k++) site[k] -= pose.positions[3 * j + k];
     now.low[j] = Math.min(now.low[j], now.joint[j] + along(site, 0));
     // The offset in the joint's frame now, turned by its rest orientation.
-    const q = pose.orientations;
-    inverse.set([-q[4 * j], -q[4 * j + 1], -q[4 * j + 2], q[4 * j + 3]]);
-    quatRotate(local, 0, inverse, 0, site, 0);
+    quatRotateInverse(local, 0, pose.orientations, 4 * j, site, 0);
     quatRotate(atRest, 0, rig.restOrientations, 4 * j, local, 0);
     rest.low[j] = Math.min(rest.low[j], rest.joint[j] + along(atRest, 0));
   }
