@@ -1,6 +1,6 @@
 import type { AbstractMesh } from "@babylonjs/core/Meshes/abstractMesh.js";
 import type { Scene } from "@babylonjs/core/scene.js";
-import { copy, KNEE_SLOTS, restBendAxis } from "../rig/index.js";
+import { copy, KNEE_SLOTS, restBendAxis, transformPoint } from "../rig/index.js";
 import {
   quaternionFromArray,
   refuseFlippedScale,
@@ -15,6 +15,7 @@ import { FabrikError } from "../solver/index.js";
 import { attachedRig } from "./attached.js";
 import { commonAncestorOf, resolveLegs } from "./footLegs.js";
 import { footPoint } from "./footPoint.js";
+import { BodyTilt } from "./bodyTilt.js";
 import {
   checkOptionNames,
   defaultGround,
@@ -24,6 +25,7 @@ import {
 } from "./footPlacementOptions.js";
 import {
   APPLIED,
+  BASE,
   BEND_LOCAL,
   DROP,
   DT,
@@ -36,6 +38,7 @@ import {
   MODEL_TARGET,
   SCALAR_SLOTS,
   TARGET,
+  TILT_AMOUNT,
   TURN,
   WEIGHT,
 } from "./footSlots.js";
@@ -103,6 +106,7 @@ export class FootPlacement implements FootSettings {
   lowerHips: boolean;
   maxHipDrop: number;
   legExtension: number;
+  tiltBody: number;
   /** Which meshes are ground. */
   ground: (mesh: AbstractMesh) => boolean;
   /** The joint lowered when legs cannot reach. */
@@ -113,6 +117,7 @@ export class FootPlacement implements FootSettings {
   /** Legs whose foot sits at a shin's end: their knees are placed, their feet moved after the solve. */
   private readonly _shinLegs: LegState[];
   private readonly _knee = new Float64Array(KNEE_SLOTS);
+  private readonly _tilt = new BodyTilt();
   private readonly _probe: GroundProbe;
   /** Scalars of the frame: doubles passed to (or returned from) calls V8 does not inline are boxed. */
   private readonly _n = new Float64Array(SCALAR_SLOTS);
@@ -160,7 +165,7 @@ export class FootPlacement implements FootSettings {
       legLength(this._n, reader.positions, rig.parents, leg, foot, 0);
       total += this._n[LENGTH];
     }
-    const settings = footSettings(options, total / legs.length / modelPerWorld, who);
+    const settings = footSettings(options, total / legs.length / modelPerWorld, legs.length, who);
     this.maxStepUp = settings.maxStepUp;
     this.maxStepDown = settings.maxStepDown;
     this.rayHeight = settings.rayHeight;
@@ -170,6 +175,7 @@ export class FootPlacement implements FootSettings {
     this.fadeTime = settings.fadeTime;
     this.maxHipDrop = settings.maxHipDrop;
     this.legExtension = settings.legExtension;
+    this.tiltBody = settings.tiltBody;
     this.lowerHips = settings.lowerHips;
     this.ground = options.ground ?? defaultGround(rig.meshes, behavior.attachedNode!);
     this._probe = new GroundProbe(scene, this, this._n, () => this.ground);
@@ -258,11 +264,14 @@ export class FootPlacement implements FootSettings {
     const probe = this._probe;
     probe.frameScalars(frame);
     const n = this._n;
+    // The body turns with the ground the feet found before; the legs' tops turn with it.
+    this._tilt.begin(n, frame, this._legs, this.enabled && ik.enabled ? this.tiltBody * ik.weight : 0);
     let needed = 0;
     for (let i = 0; i < this._legs.length; i++) {
       const leg = this._legs[i];
       probe.advance(leg);
       probe.readFoot(leg, frame);
+      if (leg.lowered) this._carryBase(leg, frame);
       leg.grounded = this.enabled && probe.cast(leg);
       probe.takeGoals(leg, started);
       if (leg.s[WEIGHT] > 0) {
@@ -297,6 +306,8 @@ export class FootPlacement implements FootSettings {
     if (!(this.hipSmoothing > 0)) this._drop = needed;
     n[APPLIED] = ik.enabled ? this._drop * ik.weight : 0;
     if (n[APPLIED] > 0) lowerHips(n, frame, this._rig.parents, this.hips);
+    this._tilt.apply(n, frame, this._rig.parents, this.hips);
+    if (this.tiltBody > 0) this._tilt.follow(this._legs, frame, n, this.maxTilt);
     if (this._shinLegs.length > 0) this._placeKnees(frame);
   }
 
@@ -305,7 +316,7 @@ export class FootPlacement implements FootSettings {
     for (let i = 0; i < this._shinLegs.length; i++) {
       const leg = this._shinLegs[i];
       if (!(leg.s[WEIGHT] > 0)) continue;
-      placeShinKnee(leg, this._knee, this._n, frame);
+      placeShinKnee(leg, this._knee, this._n, frame, this._tilt);
       const s = leg.s;
       vectorFromArray(leg.target.position, s, KNEE_TARGET);
       quaternionFromArray(leg.target.rotationQuaternion!, s, KNEE_ROTATION);
@@ -327,6 +338,15 @@ export class FootPlacement implements FootSettings {
       // A leg placed by its bone's end has no foot joint of its own to move.
       if (leg.installed && leg.leg.site === null) moveShinFoot(leg, n, frame, this._rig.parents);
     }
+  }
+
+  /** The leg's top (`s[BASE]`, world) where the body's turn this frame carries it. */
+  private _carryBase(leg: LegState, frame: FabrikFrame): void {
+    const n = this._n;
+    if (!(n[TILT_AMOUNT] > 0)) return;
+    transformPoint(leg.s, BASE, frame.worldToModel, leg.s, BASE);
+    this._tilt.carry(n, leg.s, BASE);
+    transformPoint(leg.s, BASE, frame.modelToWorld, leg.s, BASE);
   }
 
   /** Writes the leg's model-space target to its node. */

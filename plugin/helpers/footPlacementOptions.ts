@@ -49,6 +49,13 @@ export interface FootPlacementOptions {
   /** The most the hips are lowered, in world units. Default: half the mean leg length. */
   maxHipDrop?: number;
   /**
+   * How much of the ground's slope under the feet the body takes, 0..1: the hips pitch (within `maxTilt`,
+   * along the feet's longest spread, about the middle of the legs' tops) toward the plane through the
+   * ground under the feet, so a horse climbs nose up instead of folding its front legs. Default: 1 with
+   * three legs or more, 0 with two (a biped stands upright on a slope).
+   */
+  tiltBody?: number;
+  /**
    * How far a leg may stretch, as a fraction of its length, before the hips come down; a leg the animation
    * stretches further keeps the animation's stretch. Default: 0.95.
    */
@@ -73,6 +80,7 @@ export interface FootSettings {
   lowerHips: boolean;
   maxHipDrop: number;
   legExtension: number;
+  tiltBody: number;
 }
 
 const OPTION_KEYS = [
@@ -88,6 +96,7 @@ const OPTION_KEYS = [
   "lowerHips",
   "hips",
   "maxHipDrop",
+  "tiltBody",
   "legExtension",
   "autoUpdate",
 ];
@@ -105,7 +114,12 @@ export function checkOptionNames(options: FootPlacementOptions, who: string): vo
  * The settings `options` ask for, defaults scaled by the mean leg length (world units) on the pose at hand;
  * throws a {@link FabrikError} naming a bad number.
  */
-export function footSettings(options: FootPlacementOptions, legLength: number, who: string): FootSettings {
+export function footSettings(
+  options: FootPlacementOptions,
+  legLength: number,
+  legs: number,
+  who: string,
+): FootSettings {
   const maxStepUp = positive(options.maxStepUp ?? 0.5 * legLength, "maxStepUp", who);
   return {
     enabled: true,
@@ -118,6 +132,7 @@ export function footSettings(options: FootPlacementOptions, legLength: number, w
     fadeTime: positive(options.fadeTime ?? 0.2, "fadeTime", who),
     maxHipDrop: positive(options.maxHipDrop ?? 0.5 * legLength, "maxHipDrop", who),
     legExtension: positive(options.legExtension ?? 0.95, "legExtension", who),
+    tiltBody: fraction(options.tiltBody ?? (legs >= 3 ? 1 : 0), "tiltBody", who),
     lowerHips: options.lowerHips ?? true,
   };
 }
@@ -141,6 +156,17 @@ function positive(value: unknown, option: string, who: string): number {
   if (typeof value !== "number" || !(value >= 0) || !Number.isFinite(value)) {
     throw new FabrikError(
       `${who}: ${option} must be a finite number >= 0, got ${String(value)}`,
+      undefined,
+      option,
+    );
+  }
+  return value;
+}
+
+function fraction(value: unknown, option: string, who: string): number {
+  if (typeof value !== "number" || !(value >= 0 && value <= 1)) {
+    throw new FabrikError(
+      `${who}: ${option} must be a number in [0, 1], got ${String(value)}`,
       undefined,
       option,
     );

@@ -68,4 +68,8 @@ export const REACH = 29;
 export const RAY = 30;
 /** The face normal a ray hit (world). */
 export const HIT_NORMAL = 33;
-export const SCALAR_SLOTS = 36;
+/** The body's turn this frame (model space), the point it turns about, and how much it turns (0: none). */
+export const TILT_Q = 36;
+export const TILT_PIVOT = 40;
+export const TILT_AMOUNT = 43;
+export const SCALAR_SLOTS = 44;

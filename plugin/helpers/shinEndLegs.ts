@@ -41,9 +41,12 @@ import {
   SHIN_ORIENTATION,
   SHIN_REACH,
   SHIN_STRETCH,
+  TILT_AMOUNT,
+  TILT_Q,
   TURN,
   VECTOR,
 } from "./footSlots.js";
+import type { BodyTilt } from "./bodyTilt.js";
 import type { LegState } from "./legState.js";
 
 /*
@@ -95,7 +98,13 @@ export function limitShin(
  * that ends the shin on the foot's target, from the hip as lowered by `n[APPLIED]` (the frame's positions
  * are the pose read, before the lowering).
  */
-export function placeShinKnee(leg: LegState, k: Float64Array, n: Float64Array, frame: FabrikFrame): void {
+export function placeShinKnee(
+  leg: LegState,
+  k: Float64Array,
+  n: Float64Array,
+  frame: FabrikFrame,
+  tilt: BodyTilt,
+): void {
   const s = leg.s;
   const p = frame.positions;
   const shin = leg.leg.shin,
@@ -110,6 +119,14 @@ export function placeShinKnee(leg: LegState, k: Float64Array, n: Float64Array, f
   k[KNEE_HINGE] = s[SHIN_HINGE];
   k[KNEE_MIN] = s[SHIN_MIN];
   k[KNEE_MAX] = s[SHIN_MAX];
+  // The body's turn (see BodyTilt) carries the leg about the hips.
+  if (leg.lowered && n[TILT_AMOUNT] > 0) {
+    tilt.carry(n, k, KNEE_HIP);
+    tilt.carry(n, k, KNEE_ANIMATED);
+    quatMultiply(k, KNEE_SHIN, n, TILT_Q, k, KNEE_SHIN);
+    copy(n, VECTOR, k, KNEE_BEND, 3);
+    quatRotate(k, KNEE_BEND, n, TILT_Q, n, VECTOR);
+  }
   quatRotate(k, KNEE_END, k, KNEE_SHIN, s, SHIN_END);
   for (let i = 0; i < 3; i++) k[KNEE_END + i] += k[KNEE_ANIMATED + i];
   // The hips came down by `n[APPLIED]` world units, and the leg with them.

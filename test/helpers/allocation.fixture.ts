@@ -121,7 +121,8 @@ function helperFrame(target: Scene, helper: { update(dt: number): void }): () =>
 const result: Record<string, Sample> = {};
 
 if (only === undefined || only === "footPlacement") {
-  const feet = new FootPlacement(ik, { autoUpdate: false });
+  // The body's tilt on (two legs leave it off by default): its turn, carried legs and plane run each frame.
+  const feet = new FootPlacement(ik, { autoUpdate: false, tiltBody: 1 });
   for (let i = 0; i < 10; i++) {
     feet.update(1 / 60);
     scene.render();
