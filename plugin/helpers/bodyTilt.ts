@@ -25,8 +25,7 @@ import type { LegState } from "./legState.js";
 
 /*
  * A body on sloping ground takes the slope: the hips pitch toward the plane through the ground under the
- * feet, along the feet's longest spread (the body's length), measured in model space against the animation's
- * ground, so a four-legged body climbs nose up instead of folding its front legs and stretching its hind
+ * feet, along the body's length (hips to head), measured in model space against the animation's ground, so a four-legged body climbs nose up instead of folding its front legs and stretching its hind
  * ones. The plane follows the feet's smoothed
  * ground with the hips' smoothing; each frame turns the body by the plane of the frames before (the feet are
  * read on the animated pose, before the turn). Numbers travel in the frame's scalars `n`.
@@ -39,6 +38,12 @@ export class BodyTilt {
   /** The smoothed ground normal under the feet, model space, unit; and the plane the feet show now. */
   private readonly _normal = new Float64Array(6);
   private _started = false;
+
+  /** `hips` turns; the way from them to `head` (a role; -1 without one) is the body's length. */
+  constructor(
+    private readonly _hips: number,
+    private readonly _head: number,
+  ) {}
 
   /**
    * Into `n[TILT_Q..]`: this frame's turn of the body (model space), from up toward the smoothed normal by
@@ -81,7 +86,7 @@ export class BodyTilt {
   follow(legs: readonly LegState[], frame: FabrikFrame, n: Float64Array, maxTilt: number): void {
     const goal = this._normal;
     const u = UP_MODEL;
-    if (!this.fit(legs, frame.worldToModel, n, goal, 3)) for (let k = 0; k < 3; k++) goal[3 + k] = n[u + k];
+    if (!this.fit(legs, frame, n, goal, 3)) for (let k = 0; k < 3; k++) goal[3 + k] = n[u + k];
     // Within maxTilt of up.
     const cos = goal[3] * n[u] + goal[4] * n[u + 1] + goal[5] * n[u + 2];
     const angle = Math.acos(cos > 1 ? 1 : cos < -1 ? -1 : cos);
@@ -122,7 +127,8 @@ export class BodyTilt {
    * against two directions across it; into `out[o..o+2]` the plane's unit normal. False with fewer than
    * three points or all in a line.
    */
-  private fit(legs: readonly LegState[], w2m: Float64Array, n: Float64Array, out: Float64Array, o: number) {
+  private fit(legs: readonly LegState[], frame: FabrikFrame, n: Float64Array, out: Float64Array, o: number) {
+    const w2m = frame.worldToModel;
     const up0 = n[UP_MODEL],
       up1 = n[UP_MODEL + 1],
       up2 = n[UP_MODEL + 2];
@@ -181,11 +187,30 @@ export class BodyTilt {
     if (!(det > DEGENERATE * (caa + cbb) * (caa + cbb))) return false;
     const alpha = (cah * cbb - cbh * cab) / det,
       beta = (cbh * caa - cah * cab) / det;
-    // Pitch only, along the feet's longest spread (the body's length): a step under one side is no slope
-    // to roll the body onto.
-    const theta = 0.5 * Math.atan2(2 * cab, caa - cbb);
-    const d1 = Math.cos(theta),
+    // Pitch only, along the body's length: a step under one side is no slope to roll the body onto. The
+    // length runs from the hips to the head, flattened; without a head that says it, along the feet's
+    // longest spread.
+    let d1 = 0,
+      d2 = 0;
+    if (this._head >= 0) {
+      const q = frame.positions,
+        h = 3 * this._hips,
+        f = 3 * this._head;
+      const fx = q[f] - q[h],
+        fy = q[f + 1] - q[h + 1],
+        fz = q[f + 2] - q[h + 2];
+      d1 = fx * e1x + fy * e1y + fz * e1z;
+      d2 = fx * e2x + fy * e2y + fz * e2z;
+      const flat = Math.sqrt(d1 * d1 + d2 * d2);
+      const d = flat > 0.1 * Math.sqrt(fx * fx + fy * fy + fz * fz) ? flat : 0;
+      d1 = d > 0 ? d1 / d : 0;
+      d2 = d > 0 ? d2 / d : 0;
+    }
+    if (d1 === 0 && d2 === 0) {
+      const theta = 0.5 * Math.atan2(2 * cab, caa - cbb);
+      d1 = Math.cos(theta);
       d2 = Math.sin(theta);
+    }
     const slope = alpha * d1 + beta * d2;
     p[o] = up0 - slope * (d1 * e1x + d2 * e2x);
     p[o + 1] = up1 - slope * (d1 * e1y + d2 * e2y);

@@ -117,7 +117,7 @@ export class FootPlacement implements FootSettings {
   /** Legs whose foot sits at a shin's end: their knees are placed, their feet moved after the solve. */
   private readonly _shinLegs: LegState[];
   private readonly _knee = new Float64Array(KNEE_SLOTS);
-  private readonly _tilt = new BodyTilt();
+  private readonly _tilt: BodyTilt;
   private readonly _probe: GroundProbe;
   /** Scalars of the frame: doubles passed to (or returned from) calls V8 does not inline are boxed. */
   private readonly _n = new Float64Array(SCALAR_SLOTS);
@@ -156,6 +156,7 @@ export class FootPlacement implements FootSettings {
     // The legs' targets are set in a frame: refuse now what setTarget would refuse then.
     for (const leg of legs) refuseFlippedScale(rig, leg.effector, who);
     this.hips = findHips(behavior, rig, legs, options, who);
+    this._tilt = new BodyTilt(this.hips, legs.length >= 3 ? (behavior.roles.head ?? -1) : -1);
     // Defaults scale with the legs, measured in world units on the pose at hand.
     const modelPerWorld = Math.hypot(w2m[4], w2m[5], w2m[6]);
     let total = 0;
@@ -202,6 +203,8 @@ export class FootPlacement implements FootSettings {
     this._auto = options.autoUpdate ?? true;
     // The frame reads the legs, the hips and what carries them, not fingers and face.
     const joints = [this.hips, ...legs.flatMap((l) => [l.foot, l.base, l.effector, l.shin])];
+    // The head says which way the body's length runs, for its tilt (which needs three legs or more).
+    if (legs.length >= 3) joints.push(behavior.roles.head ?? -1);
     const read = [...new Set(joints.filter((j) => j >= 0))];
     this._pass = {
       joints: read,

@@ -50,9 +50,9 @@ export interface FootPlacementOptions {
   maxHipDrop?: number;
   /**
    * How much of the ground's slope under the feet the body takes, 0..1: the hips pitch (within `maxTilt`,
-   * along the feet's longest spread, about the middle of the legs' tops) toward the plane through the
-   * ground under the feet, so a horse climbs nose up instead of folding its front legs. Default: 1 with
-   * three legs or more, 0 with two (a biped stands upright on a slope).
+   * along the body's length from the hips to the head, about the middle of the legs' tops) toward the plane
+   * through the ground under the feet, so a horse climbs nose up instead of folding its front legs.
+   * Default: 1 with three legs or more, 0 with two (a biped stands upright on a slope).
    */
   tiltBody?: number;
   /**
