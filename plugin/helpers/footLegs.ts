@@ -1,7 +1,13 @@
-import { findEndSite, transformPoint, type FabrikBehavior, type FabrikJoint } from "../babylon/index.js";
-import { footShin, quatRotateInverse, type HumanoidRoles, type LegPose } from "../rig/index.js";
+import type { FabrikBehavior, FabrikJoint } from "../babylon/index.js";
+import { footShin, type HumanoidRoles, type LegPose } from "../rig/index.js";
 import { FabrikError } from "../solver/index.js";
-import { findGroundLegs, heightsAboveGround, onGround, type GroundPose } from "./groundLegs.js";
+import {
+  endSiteInJointFrame,
+  findGroundLegs,
+  heightsAboveGround,
+  onGround,
+  type GroundPose,
+} from "./groundLegs.js";
 
 /** A leg for foot placement: the foot joint, and optionally its chain and whether it follows the slope. */
 export interface FootPlacementLeg {
@@ -341,17 +347,11 @@ function endLeg(
   }
   if (spec.align === true)
     refuse("end turns the foot's bone to put its end down, so it cannot align", "align");
-  const end = findEndSite(rig, foot);
-  if (end === null)
+  // Where the bone ends, in its own frame (model units), as it stands now.
+  const site = new Float64Array(3);
+  if (!endSiteInJointFrame(rig, foot, pose, site))
     refuse(`end needs the bone to end in a glTF _end node below "${name}"; it has none`, "end");
   if (rig.parents[foot] < 0) refuse("end needs a bone above the foot's to bend it", "end");
-  // Where the bone ends, in its own frame (model units), as it stands now.
-  const at = new Float64Array(3);
-  const w = end!.getAbsolutePosition();
-  transformPoint(pose.worldToModel, w.x, w.y, w.z, at);
-  for (let k = 0; k < 3; k++) at[k] -= pose.positions[3 * foot + k];
-  const site = new Float64Array(3);
-  quatRotateInverse(site, 0, pose.orientations, 4 * foot, at, 0);
   return {
     foot,
     effector: foot,

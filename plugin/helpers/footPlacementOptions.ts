@@ -3,6 +3,7 @@ import type { Node } from "@babylonjs/core/node.js";
 import type { FabrikJoint } from "../babylon/index.js";
 import { FabrikError } from "../solver/index.js";
 import type { FootPlacementLeg } from "./footLegs.js";
+import { fraction } from "./optionChecks.js";
 
 export interface FootPlacementOptions {
   /**
@@ -156,17 +157,6 @@ function positive(value: unknown, option: string, who: string): number {
   if (typeof value !== "number" || !(value >= 0) || !Number.isFinite(value)) {
     throw new FabrikError(
       `${who}: ${option} must be a finite number >= 0, got ${String(value)}`,
-      undefined,
-      option,
-    );
-  }
-  return value;
-}
-
-function fraction(value: unknown, option: string, who: string): number {
-  if (typeof value !== "number" || !(value >= 0 && value <= 1)) {
-    throw new FabrikError(
-      `${who}: ${option} must be a number in [0, 1], got ${String(value)}`,
       undefined,
       option,
     );

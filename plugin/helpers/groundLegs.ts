@@ -1,4 +1,10 @@
-import { deformingJoints, findEndSite, transformPoint, type FabrikBehavior } from "../babylon/index.js";
+import {
+  deformingJoints,
+  findEndSite,
+  transformPoint,
+  type FabrikBehavior,
+  type SkeletonRig,
+} from "../babylon/index.js";
 import { controlFootShin, quatRotate, quatRotateInverse, type LegPose } from "../rig/index.js";
 
 /*
@@ -37,6 +43,27 @@ export interface PoseHeights {
 export interface GroundHeights {
   readonly now: PoseHeights;
   readonly rest: PoseHeights;
+  /** Which joints carry the body (see `deformingJoints`). */
+  readonly deforming: Uint8Array;
+}
+
+/**
+ * Into `out[0..2]`: where joint `j`'s end site (the glTF `_end` node marking where its bone ends) sits in the
+ * joint's frame on `pose` (model units); false when the joint has none.
+ */
+export function endSiteInJointFrame(
+  rig: SkeletonRig,
+  j: number,
+  pose: GroundPose,
+  out: Float64Array,
+): boolean {
+  const end = findEndSite(rig, j);
+  if (end === null) return false;
+  const w = end.getAbsolutePosition();
+  transformPoint(pose.worldToModel, w.x, w.y, w.z, out);
+  for (let k = 0; k < 3; k++) out[k] -= pose.positions[3 * j + k];
+  quatRotateInverse(out, 0, pose.orientations, 4 * j, out, 0);
+  return true;
 }
 
 /**
@@ -53,22 +80,17 @@ export function heightsAboveGround(ik: FabrikBehavior, pose: GroundPose): Ground
   const now = { joint: new Float64Array(n), low: new Float64Array(n) };
   const rest = { joint: new Float64Array(n), low: new Float64Array(n) };
   const along = (v: ArrayLike<number>, o: number) => v[o] * up[0] + v[o + 1] * up[1] + v[o + 2] * up[2];
-  const site = new Float64Array(3);
   const local = new Float64Array(3);
-  const atRest = new Float64Array(3);
+  const turned = new Float64Array(3);
   for (let j = 0; j < n; j++) {
     now.joint[j] = now.low[j] = along(pose.positions, 3 * j);
     rest.joint[j] = rest.low[j] = along(rig.restPositions, 3 * j);
-    const end = findEndSite(rig, j);
-    if (end === null) continue;
-    const w = end.getAbsolutePosition();
-    transformPoint(pose.worldToModel, w.x, w.y, w.z, site);
-    for (let k = 0; k < 3; k++) site[k] -= pose.positions[3 * j + k];
-    now.low[j] = Math.min(now.low[j], now.joint[j] + along(site, 0));
-    // The offset in the joint's frame now, turned by its rest orientation.
-    quatRotateInverse(local, 0, pose.orientations, 4 * j, site, 0);
-    quatRotate(atRest, 0, rig.restOrientations, 4 * j, local, 0);
-    rest.low[j] = Math.min(rest.low[j], rest.joint[j] + along(atRest, 0));
+    if (!endSiteInJointFrame(rig, j, pose, local)) continue;
+    // The end site as the joint's orientation now and at rest carries it.
+    quatRotate(turned, 0, pose.orientations, 4 * j, local, 0);
+    now.low[j] = Math.min(now.low[j], now.joint[j] + along(turned, 0));
+    quatRotate(turned, 0, rig.restOrientations, 4 * j, local, 0);
+    rest.low[j] = Math.min(rest.low[j], rest.joint[j] + along(turned, 0));
   }
   for (const heights of [now, rest]) {
     let ground = Infinity;
@@ -78,7 +100,7 @@ export function heightsAboveGround(ik: FabrikBehavior, pose: GroundPose): Ground
       heights.low[j] = (heights.low[j] - ground) / ik.height;
     }
   }
-  return { now, rest };
+  return { now, rest, deforming };
 }
 
 /**
@@ -93,7 +115,7 @@ export function findGroundLegs(ik: FabrikBehavior, pose: GroundPose, heights: Gr
   const rig = ik.rig!;
   const parents = rig.parents;
   const n = rig.jointCount;
-  const deforming = deformingJoints(rig);
+  const deforming = heights.deforming;
   const children = new Int32Array(n);
   for (let j = 0; j < n; j++) if (deforming[j] === 1 && parents[j] >= 0) children[parents[j]]++;
   const stands = (h: PoseHeights, foot: number, top: number) =>

@@ -1,6 +1,7 @@
 import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import type { FabrikBehavior, QuaternionLike, Vector3Like } from "../babylon/index.js";
 import { FabrikError } from "../solver/index.js";
+import { fraction } from "./optionChecks.js";
 
 /** Where a hand holds the object: the hand's pose in the object's own frame (its local space, scaled with it). */
 export interface GripHandle {
@@ -66,14 +67,7 @@ export function checkGripOptionNames(options: object): void {
 
 /** A weight in [0, 1], or the error naming it. */
 export function checkWeight(value: unknown, name: string): number {
-  if (typeof value !== "number" || !(value >= 0 && value <= 1)) {
-    throw new FabrikError(
-      `${WHO}: ${name} must be a number in [0, 1], got ${String(value)}`,
-      undefined,
-      name,
-    );
-  }
-  return value;
+  return fraction(value, name, WHO);
 }
 
 /** The held object: a live TransformNode without a parent. */
