@@ -14,7 +14,6 @@ export {
 } from "./skeletonGroups.js";
 export { discoverEndEffectors, findEndEffectors, findEndSite, type EndEffectorInfo } from "./endEffectors.js";
 export { deformingJoints } from "./characterHeight.js";
-export { refuseFlippedScale } from "./scaleCheck.js";
 export { PoseReader, type Vector3Like, type WritableVector3 } from "./poseReader.js";
 export { invertAffineMatrix, setIdentityMatrix, transformPoint } from "./affineMatrix.js";
 export { composeWorldMatrix } from "./worldMatrix.js";

@@ -30,6 +30,8 @@ export const ROTATION_WRITTEN = 8;
 export const POSITION_WRITTEN = 16;
 /** Joined the layout during a frame: not read yet. */
 export const UNREAD = 32;
+/** Bits 6–7: the half turn its scale's signs were folded into its rotation with (scaleFold.ts), 0 for none. */
+export const FOLD_SHIFT = 6;
 
 /**
  * One character's per-frame state in one block of memory, sized to the joints it reads and writes: the

@@ -2,6 +2,7 @@ import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { eulerToQuaternion, type RotationSource } from "./localRotation.js";
 import {
   EULER,
+  FOLD_SHIFT,
   SLOT_R,
   SLOT_RAW,
   SLOT_S,
@@ -11,6 +12,7 @@ import {
   type JointHolder,
   type PoseBlock,
 } from "./poseBlock.js";
+import { foldAxis, foldJoint } from "./scaleFold.js";
 
 /*
  * Reading a frame's pose from its joints, once: the counterpart of poseWrite.ts.
@@ -100,8 +102,16 @@ export function readBlock(block: PoseBlock, unreadOnly: boolean): void {
     d[b + SLOT_S] = sc.x * s;
     d[b + SLOT_S + 1] = sc.y * s;
     d[b + SLOT_S + 2] = sc.z * s;
+    if (d[b + SLOT_S] < 0 || d[b + SLOT_S + 1] < 0 || d[b + SLOT_S + 2] < 0) foldSlot(block, k, b);
   }
   if (!unreadOnly) block.touchedCount = 0;
+}
+
+/** A scale with a negative sign: its signs' half turn goes into the rotation (scaleFold.ts), and is noted. */
+function foldSlot(block: PoseBlock, k: number, b: number): void {
+  const axis = foldAxis(block.d, b + SLOT_S);
+  foldJoint(axis, block.d, b + SLOT_R, block.d, b + SLOT_S);
+  block.bytes[k] |= axis << FOLD_SHIFT;
 }
 
 /** A node rotated by Euler angles (no quaternion): they are what a restore puts back. */

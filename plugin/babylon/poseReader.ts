@@ -2,6 +2,7 @@ import { FabrikError } from "../solver/errors.js";
 import { invertAffineMatrix, setIdentityMatrix } from "./affineMatrix.js";
 import { forwardKinematics } from "../rig/index.js";
 import { readLocalRotation, type RotationSource } from "./localRotation.js";
+import { foldAxis, foldJoint } from "./scaleFold.js";
 import { WorldMatrixCache } from "./worldMatrixCache.js";
 import type { SkeletonRig } from "./skeletonRig.js";
 import { packTypedArrays } from "../solver/packArrays.js";
@@ -116,6 +117,8 @@ export class PoseReader {
       s[3 * j] = sc.x * d;
       s[3 * j + 1] = sc.y * d;
       s[3 * j + 2] = sc.z * d;
+      if (s[3 * j] < 0 || s[3 * j + 1] < 0 || s[3 * j + 2] < 0)
+        foldJoint(foldAxis(s, 3 * j), r, 4 * j, s, 3 * j);
     }
     forwardKinematics(this.rig.parents, t, r, s, this.positions, this.orientations, this.bases, order);
 

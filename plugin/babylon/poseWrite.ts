@@ -4,6 +4,7 @@ import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { quaternionFromArray, vectorFromArray } from "./arrayToBabylon.js";
 import {
   EULER,
+  FOLD_SHIFT,
   POSITION_CHANGED,
   POSITION_WRITTEN,
   ROTATION_CHANGED,
@@ -14,6 +15,7 @@ import {
   SLOT_T,
   type PoseBlock,
 } from "./poseBlock.js";
+import { NO_FOLD, unfoldRotation } from "./scaleFold.js";
 
 /*
  * Writing a frame's pose onto the joints once, and putting the animation back once after the frame.
@@ -27,6 +29,17 @@ import {
  */
 
 const boneRotation = new Quaternion();
+const unfoldScratch = new Float64Array(4);
+
+/** The solved rotation at d[o..o+3] turned back by its joint's fold, for Babylon (in a scratch of four). */
+function unfolded(d: Float64Array, o: number, fold: number): Float64Array {
+  unfoldScratch[0] = d[o];
+  unfoldScratch[1] = d[o + 1];
+  unfoldScratch[2] = d[o + 2];
+  unfoldScratch[3] = d[o + 3];
+  unfoldRotation(fold, unfoldScratch, 0);
+  return unfoldScratch;
+}
 const bonePosition = new Vector3();
 
 /**
@@ -76,8 +89,13 @@ export function restoreBlock(block: PoseBlock, untouchedOnly: boolean): void {
 // One small function per kind, so V8 inlines Babylon's accessors in each: doubles crossing a call it does
 // not inline are boxed.
 function writeRotation(block: PoseBlock, k: number): void {
-  const d = block.d;
-  const o = block.slot(k) + SLOT_R;
+  let d = block.d;
+  let o = block.slot(k) + SLOT_R;
+  const fold = block.bytes[k] >> FOLD_SHIFT;
+  if (fold !== NO_FOLD) {
+    d = unfolded(d, o, fold);
+    o = 0;
+  }
   if (block.bytes[block.isBoneAt + k] === 1) {
     // LOCAL space (0): a plain copy into the bone's local rotation.
     (block.holders[k] as Bone).setRotationQuaternion(quaternionFromArray(boneRotation, d, o), 0);
@@ -114,8 +132,13 @@ function holdsWrittenRotation(block: PoseBlock, k: number): boolean {
   if (q === null) return false;
   // A node rotated by Euler angles still wears the block's quaternion: nothing has animated it since.
   if (block.bytes[k] & EULER) return q === block.owned[k];
-  const d = block.d;
-  const o = block.slot(k) + SLOT_R;
+  let d = block.d;
+  let o = block.slot(k) + SLOT_R;
+  const fold = block.bytes[k] >> FOLD_SHIFT;
+  if (fold !== NO_FOLD) {
+    d = unfolded(d, o, fold);
+    o = 0;
+  }
   return q.x === d[o] && q.y === d[o + 1] && q.z === d[o + 2] && q.w === d[o + 3];
 }
 

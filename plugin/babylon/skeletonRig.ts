@@ -6,6 +6,7 @@ import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { FabrikError } from "../solver/errors.js";
 import type { RigDescription } from "../solver/rig.js";
 import { forwardKinematics } from "../rig/index.js";
+import { foldAxis, foldJoint } from "./scaleFold.js";
 import { findSkeletonGroups, type SkeletonGroup } from "./skeletonGroups.js";
 
 /**
@@ -147,6 +148,8 @@ function rigFromGroup(group: SkeletonGroup): SkeletonRig {
     restTranslations.set([translation.x, translation.y, translation.z], 3 * j);
     restRotations.set([rotation.x, rotation.y, rotation.z, rotation.w], 4 * j);
     restScales.set([scale.x, scale.y, scale.z], 3 * j);
+    // A decomposed mirror carries its sign on y: folded as the pose reads fold a node's scale.
+    foldJoint(foldAxis(restScales, 3 * j), restRotations, 4 * j, restScales, 3 * j);
   });
   const restPositions = new Float64Array(3 * n);
   const restOrientations = new Float64Array(4 * n);

@@ -1,5 +1,4 @@
 import { FabrikError } from "../solver/errors.js";
-import { refuseFlippedScale } from "./scaleCheck.js";
 import type { AttachedCharacter } from "./attachedCharacter.js";
 import type { CheckedBehaviorOptions } from "./behaviorOptions.js";
 import {
@@ -60,8 +59,6 @@ export function makeTargetEntry(
     if (shinEnd === null && refusal !== null) throw refusal;
   }
   checkEffectorFree(character, j, shinEnd, who);
-  refuseFlippedScale(rig, j, who);
-  if (shinEnd !== null) refuseFlippedScale(rig, shinEnd.shin, who);
   if (shinEnd !== null && options.pole !== undefined) {
     throw new FabrikError(
       `${who}: "${rig.names[j]}" sits at the end of the shin "${rig.names[shinEnd.shin]}", ` +

@@ -3,7 +3,6 @@ import type { Scene } from "@babylonjs/core/scene.js";
 import { copy, KNEE_SLOTS, restBendAxis, transformPoint } from "../rig/index.js";
 import {
   quaternionFromArray,
-  refuseFlippedScale,
   vectorFromArray,
   type FabrikBehavior,
   type FabrikFrame,
@@ -154,7 +153,6 @@ export class FootPlacement implements FootSettings {
       who,
     );
     // The legs' targets are set in a frame: refuse now what setTarget would refuse then.
-    for (const leg of legs) refuseFlippedScale(rig, leg.effector, who);
     this.hips = findHips(behavior, rig, legs, options, who);
     this._tilt = new BodyTilt(this.hips, legs.length >= 3 ? (behavior.roles.head ?? -1) : -1);
     // Defaults scale with the legs, measured in world units on the pose at hand.

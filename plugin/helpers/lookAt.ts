@@ -3,7 +3,6 @@ import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import {
   PoseReader,
   quaternionFromArray,
-  refuseFlippedScale,
   TargetBinding,
   vectorFromArray,
   type FabrikBehavior,
@@ -144,7 +143,6 @@ export class LookAt {
 
     const head = this.joints[n - 1];
     // The head's target is set in a frame: refuse now what setTarget would refuse then.
-    refuseFlippedScale(rig, head, who);
     this._head = rig.nodes[head] ?? rig.bones[head][0];
     this._gazeFromRest(head, options.forward, who);
     this._turns = new LookTurns(rig.parents, this.joints, Float64Array.from(shares));

@@ -3,7 +3,6 @@ import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import type { Observer } from "@babylonjs/core/Misc/observable.js";
 import {
   quaternionFromArray,
-  refuseFlippedScale,
   vectorFromArray,
   type FabrikBehavior,
   type FabrikFrame,
@@ -161,8 +160,6 @@ export class TrackedBody {
     const rig = attachedRig(behavior, who);
     this.settings = trackedBodySettings(options, who);
     const body = new TrackedBodyRig(behavior, rig, who);
-    for (const side of body.sides) for (const j of [side.hand, side.foot]) refuseFlippedScale(rig, j, who);
-    refuseFlippedScale(rig, body.head, who);
     this._rig = rig;
     this.body = body;
     this._points = [this.head, this.leftHand, this.rightHand, this.hips, this.leftFoot, this.rightFoot];

@@ -2,7 +2,6 @@ import { Quaternion } from "@babylonjs/core/Maths/math.vector.js";
 import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import {
   nodeRotationToModel,
-  refuseFlippedScale,
   TargetBinding,
   type FabrikBehavior,
   type FabrikFrame,
@@ -127,7 +126,6 @@ export class TwoHandGrip {
     this.targetWeight = checkWeight(options.targetWeight ?? 1, "targetWeight");
     this._leftWeight = checkWeight(options.leftWeight ?? 1, "leftWeight");
     this._rightWeight = checkWeight(options.rightWeight ?? 1, "rightWeight");
-    for (const arm of arms) refuseFlippedScale(behavior.rig!, arm[3], "TwoHandGrip");
     // Checked: nothing below throws.
     const object = this.object;
     object.rotationQuaternion ??= Quaternion.FromEulerVector(object.rotation);

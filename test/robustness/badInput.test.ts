@@ -1142,25 +1142,6 @@ const BEHAVIOR_ROWS: Row[] = [
   },
   {
     api: "`setTarget`",
-    input: "a joint on the way to the root scaled with signs that differ (a mirror, or a half turn as scale)",
-    result:
-      'FabrikIK setTarget("leftHand"): "LeftShoulder" is scaled (-1, 1, 1), a mirror or a half turn inside the skeleton, …',
-    option: "joint",
-    joint: () => ik.jointIndex("LeftShoulder"),
-    call: () => {
-      const shoulder = ik.rig!.nodes[ik.jointIndex("LeftShoulder")]!;
-      shoulder.scaling.x = -1;
-      try {
-        ik.setTarget("leftHand", new Vector3());
-      } finally {
-        shoulder.scaling.x = 1;
-      }
-    },
-    state: behaviorState,
-    character: true,
-  },
-  {
-    api: "`setTarget`",
     input: "a Vector3 target NaN or ±Infinity",
     result: 'FabrikIK setTarget("rightHand"): the target is not a finite point (NaN, 1, 0)',
     option: 'FabrikIK setTarget("rightHand")',
