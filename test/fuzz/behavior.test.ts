@@ -5,6 +5,7 @@ import { random } from "../solver/fixtures.js";
 import {
   generateCharacter,
   localValues,
+  worldMatrices,
   worldPositions,
   type GeneratedCharacter,
 } from "./characterGenerate.js";
@@ -87,15 +88,25 @@ function runCase(seed: number): Outcome {
     // Every joint from each chosen effector up to its root turns (the default chain).
     const moving = new Set<number>();
     for (const e of chosen) for (let j = e.joint; j >= 0; j = c.parents[j]) moving.add(j);
-    // A foot at a shin's end turns that shin's leg when targeted.
-    for (const e of chosen) {
-      const shin = ik.shinOf(e.joint);
+    // A foot at a shin's end (as the rest pose shows it) turns that shin's leg when targeted.
+    const shins = new Map(chosen.map((e) => [e.joint, ik.shinOf(e.joint)]));
+    for (const shin of shins.values())
       if (shin >= 0) for (let j = shin; j >= 0; j = c.parents[j]) moving.add(j);
-    }
     const animated = localValues(c);
+    const restMatrices = worldMatrices(c);
     poseWithinLimits(rand, c, ik, moving);
     const posed = worldPositions(c);
-    const targets = chosen.map((e) => posed[e.joint].clone());
+    const posedMatrices = worldMatrices(c);
+    // A Blender-IK foot at a shin's end goes where the posed shin ends: its rest place in the shin's frame.
+    const targets = chosen.map((e) => {
+      const shin = shins.get(e.joint)!;
+      if (shin < 0) return posed[e.joint].clone();
+      const inShin = Vector3.TransformCoordinates(
+        restMatrices[e.joint].getTranslation(),
+        restMatrices[shin].clone().invert(),
+      );
+      return Vector3.TransformCoordinates(inShin, posedMatrices[shin]);
+    });
     restore(c, animated);
     // A joint the behavior takes for a Blender-IK foot at a shin's end moves that shin, and is itself moved
     // to the target (its position written); the shin, and a second such foot on it, cannot be targeted then.
@@ -108,7 +119,7 @@ function runCase(seed: number): Outcome {
         targets.splice(k, 1, null as unknown as Vector3);
         return false;
       }
-      if (ik.shinOf(e.joint) >= 0) moved.add(e.joint);
+      if (shins.get(e.joint)! >= 0) moved.add(e.joint);
       return true;
     });
     const kept = targets.filter((t) => t !== null);

@@ -187,3 +187,15 @@ export function worldPositions(c: GeneratedCharacter): Vector3[] {
     return bone.getAbsolutePosition(c.root);
   });
 }
+
+/** Every joint's world matrix, computed afresh. */
+export function worldMatrices(c: GeneratedCharacter): Matrix[] {
+  c.scene.incrementRenderId();
+  const root = c.root.computeWorldMatrix(true);
+  return c.bones.map((bone, j) => {
+    const node = c.nodes[j];
+    if (node !== null) return node.computeWorldMatrix(true).clone();
+    bone.computeAbsoluteMatrices();
+    return bone.getAbsoluteMatrix().multiply(root);
+  });
+}
