@@ -3,6 +3,7 @@ import type { JointLimits } from "../solver/limits.js";
 import { setEffectorWeight, type SolvePlan } from "../solver/plan.js";
 import { sectionsForPlan, type ResolvedContinuumSection } from "./continuumOptions.js";
 import type { FramePose } from "./framePose.js";
+import { SLOT_BASIS, type PoseBlock } from "./poseBlock.js";
 import type { FabrikModel } from "./modelCache.js";
 import type { Vector3Like } from "./poseReader.js";
 import { RotationBlend } from "./rotationBlend.js";
@@ -282,9 +283,10 @@ export class CompiledTargets {
     const n = this.numbers;
     const o = this.orientationsAt + 4 * e;
     const rotation = entry.rotation;
+    const flipped = basisFlipped(pose.block, entry.joint);
     const valid =
       rotation !== null
-        ? quaternionRotationToModel(rotation, w2m, mirrored, n, o)
+        ? quaternionRotationToModel(rotation, w2m, mirrored, n, o, flipped)
         : nodeRotationToModel(
             // The read has just brought it up to date when the target is weighted.
             entry.weight > 0 ? entry.binding.lastWorldMatrix! : entry.binding.readWorldMatrix()!,
@@ -292,9 +294,24 @@ export class CompiledTargets {
             mirrored,
             n,
             o,
+            flipped,
           );
     n[this.validAt + e] = valid ? 1 : 0;
   }
+}
+
+/** Whether joint j's model-space basis (its slot's, scale included) is a reflection: mirrors folded above it. */
+function basisFlipped(block: PoseBlock, j: number): boolean {
+  const k = block.slotOf[j];
+  if (k < 0) return false;
+  const d = block.d;
+  const b = block.slot(k) + SLOT_BASIS;
+  return (
+    d[b] * (d[b + 4] * d[b + 8] - d[b + 5] * d[b + 7]) -
+      d[b + 1] * (d[b + 3] * d[b + 8] - d[b + 5] * d[b + 6]) +
+      d[b + 2] * (d[b + 3] * d[b + 7] - d[b + 4] * d[b + 6]) <
+    0
+  );
 }
 
 /** out[o..o+2] = p[po..po+2] · worldToModel; false when not finite. */

@@ -10,6 +10,9 @@ import type { QuaternionLike } from "./targetBinding.js";
  * helpers use that convention backwards: an effector "takes the target's world rotation" when its own
  * `absoluteRotationQuaternion` becomes the target's. Copying a joint's `absoluteRotationQuaternion` into a
  * target node therefore reproduces the joint's orientation exactly, mirrored root or not.
+ *
+ * A mirror inside the skeleton (scaleFold.ts) leaves the joint's model-space frame a rotation times a uniform
+ * -1: its world frame is then the reflection of what its orientation says (`jointFlipped`), turned back here.
  */
 
 const rows = new Float64Array(9);
@@ -18,7 +21,8 @@ const rows = new Float64Array(9);
  * The model-space orientation (unit quaternion into `out[o..o+3]`) that gives an effector the world rotation
  * of a node whose world matrix is `m` (Babylon's `Matrix.m` layout). `worldToModel` is the model root's
  * inverse world matrix, `modelMirrored` whether the model root's world matrix is a reflection. Returns false
- * when the node's frame is degenerate (scaled to zero, NaN).
+ * when the node's frame is degenerate (scaled to zero, NaN). `jointFlipped`: the effector's scales, with its
+ * ancestors', multiply to a negative one once folded (an odd number of mirrors above it).
  */
 export function nodeRotationToModel(
   m: Float64Array,
@@ -26,6 +30,7 @@ export function nodeRotationToModel(
   modelMirrored: boolean,
   out: Float64Array,
   o: number,
+  jointFlipped = false,
 ): boolean {
   for (let r = 0; r < 3; r++) {
     rows[3 * r] = m[4 * r];
@@ -34,7 +39,7 @@ export function nodeRotationToModel(
   }
   // The node's own frame, as Babylon decomposes it: a reflection goes into the Y axis.
   if (determinant(rows) < 0) negateRow(rows, 1);
-  return rowsToModel(worldToModel, modelMirrored, out, o);
+  return rowsToModel(worldToModel, modelMirrored, jointFlipped, out, o);
 }
 
 /** Like {@link nodeRotationToModel}, for a world rotation given as a quaternion. */
@@ -44,6 +49,7 @@ export function quaternionRotationToModel(
   modelMirrored: boolean,
   out: Float64Array,
   o: number,
+  jointFlipped = false,
 ): boolean {
   const x = q.x,
     y = q.y,
@@ -57,18 +63,24 @@ export function quaternionRotationToModel(
   rows[2] = z / len;
   rows[3] = w / len;
   quaternionToRows(rows, 0, rows, 0);
-  return rowsToModel(worldToModel, modelMirrored, out, o);
+  return rowsToModel(worldToModel, modelMirrored, jointFlipped, out, o);
 }
 
 /** `rows` hold a world rotation; writes the model-space orientation an effector needs to show it. */
 function rowsToModel(
   worldToModel: Float64Array,
   modelMirrored: boolean,
+  jointFlipped: boolean,
   out: Float64Array,
   o: number,
 ): boolean {
   // The effector's world frame carries the model root's reflection, in Babylon's place for it.
   if (modelMirrored) negateRow(rows, 1);
+  // A folded -1 turns every axis over: x and z here, with the model's y above (z follows from x and y below).
+  if (jointFlipped) {
+    negateRow(rows, 0);
+    negateRow(rows, 2);
+  }
   const m = worldToModel;
   for (let r = 0; r < 3; r++) {
     const x = rows[3 * r],

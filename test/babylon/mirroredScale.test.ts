@@ -1,4 +1,4 @@
-import { Vector3 } from "@babylonjs/core/Maths/math.vector.js";
+import { Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { describe, expect, it } from "vitest";
 import { FootPlacement } from "../../plugin/helpers/footPlacement.js";
@@ -77,6 +77,31 @@ describe("scale inside the skeleton", () => {
       const { hand, target, restored } = solveArm(scale);
       expect(Vector3.Distance(hand, target)).toBeLessThan(1e-5);
       expect(restored).toBe(true);
+    },
+  );
+
+  // A mirror above the hand leaves its world frame a reflection: Babylon's decomposition (a negative Y scale
+  // and the rest as absoluteRotationQuaternion) is what "the hand takes the target's rotation" means, as under
+  // glTF's mirrored root (targetOrientation.ts).
+  it.each([[[1, 1, 1]], [[-1, 1, 1]], [[-1, -1, 1]], [[-1, -1, -1]], [[2, -2, 2]]] as const)(
+    "with the shoulder scaled %j, the hand takes its target's world rotation",
+    (scale) => {
+      const { loaded, ik, node, target } = scaledArm(scale);
+      const goal = Quaternion.RotationYawPitchRoll(0.4, -0.3, 0.2);
+      ik.setTarget("hand", target, { chainLength: 2, rotation: goal });
+      let turn = NaN;
+      let hand = new Vector3(NaN, NaN, NaN);
+      const stop = onSolvedFrame(loaded.scene, () => {
+        for (const name of ["shoulder", "elbow", "hand"]) node(name).computeWorldMatrix(true);
+        hand = node("hand").getAbsolutePosition().clone();
+        const q = node("hand").absoluteRotationQuaternion;
+        turn = 2 * Math.acos(Math.min(1, Math.abs(Quaternion.Dot(q, goal))));
+      });
+      loaded.scene.render();
+      stop();
+      expect(Vector3.Distance(hand, target.position)).toBeLessThan(1e-4);
+      expect(turn).toBeLessThan(1e-4);
+      loaded.engine.dispose();
     },
   );
 
