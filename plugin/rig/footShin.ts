@@ -130,7 +130,12 @@ export function controlFootShin(rig: FootShinRig, foot: number, pose: LegPose, s
     ) {
       continue;
     }
-    if (isAncestor(parents, foot, shin) || !sitsAtShinEnd(rig, shin, foot, pose)) continue;
+    if (
+      isAncestor(parents, foot, shin) ||
+      !onBoneAxis(rig, shin, foot) ||
+      !sitsAtShinEnd(rig, shin, foot, pose)
+    )
+      continue;
     const d = Math.hypot(
       r[3 * foot] - r[3 * shin],
       r[3 * foot + 1] - r[3 * shin + 1],
@@ -142,6 +147,21 @@ export function controlFootShin(rig: FootShinRig, foot: number, pose: LegPose, s
     }
   }
   return best;
+}
+
+/** A control's rest place within this angle of its shin's bone axis (+Y, Blender's) counts as the shin's end. */
+const BONE_AXIS_COS = Math.cos((15 * Math.PI) / 180);
+
+/**
+ * Whether `foot` sits, at rest, on the bone axis of the child-less `shin`: its local +Y, along which Blender
+ * lays every bone and which its glTF exporter keeps. Rigs made for Blender's IK put the foot control at the
+ * shin's tail, on that axis (0° on RobotExpressive and Quaternius' animals); without it, any child-less bone
+ * near a joint above a leg was taken for its shin (the snake's `Tail` for the shin of its `Head`, 155° off).
+ */
+function onBoneAxis(rig: FootShinRig, shin: number, foot: number): boolean {
+  const local = offsetIn(rig.restPositions, rig.restOrientations, shin, foot);
+  const length = norm(local);
+  return length > 0 && local[1] > BONE_AXIS_COS * length;
 }
 
 /**

@@ -5,7 +5,7 @@ import { Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FabrikError } from "../../plugin/solver/errors.js";
-import { characterNamed, loadCharacter, noteIfMissing, type Loaded } from "./characters.js";
+import { OWN_CHARACTERS, characterNamed, loadCharacter, noteIfMissing, type Loaded } from "./characters.js";
 import { attach, babylonWorldPositions, captureLocals } from "./fabrikHarness.js";
 
 interface Case {
@@ -171,4 +171,33 @@ for (const c of CASES) {
       expect(Array.from(ik.plan!.effectorJoints)).toEqual([j]);
     });
   });
+}
+
+// A joint is taken for a Blender-IK foot only where it sits, at rest, on a child-less bone's axis (Blender's
+// +Y). Before, any joint above a leg lying roughly below the end region of such a bone was: on the
+// mannequin, a target on a shoulder moved `HeadTop_End`; on the figure, one on an upper leg moved a hand.
+const CONTROLS: Record<string, readonly string[]> = {
+  mannequin: [],
+  figure: [],
+  creature: [],
+  tentacle: [],
+  RobotExpressive: ["Foot.L", "Foot.R"],
+  QuaterniusSnake: [],
+  QuaterniusWorkerWoman: [],
+  QuaterniusTrex: ["BackFoot.L", "BackFoot.R"],
+  QuaterniusHorse: ["IKBackLeg.L", "IKFrontLeg.L", "IKBackLeg.R", "IKFrontLeg.R"],
+};
+for (const [folder, controls] of Object.entries(CONTROLS)) {
+  const own = OWN_CHARACTERS.find((c) => c.folder === folder);
+  const character = own ?? characterNamed(folder);
+  it.skipIf(noteIfMissing(character))(
+    `${folder}: only ${controls.length === 0 ? "no joint" : controls.join(", ")} taken for a foot at a shin's end`,
+    async () => {
+      const loaded = await loadCharacter(character);
+      const ik = attach(loaded);
+      const found = ik.rig!.names.filter((_, j) => ik.shinOf(j) >= 0);
+      expect(found.sort()).toEqual([...controls].sort());
+      loaded.engine.dispose();
+    },
+  );
 }
