@@ -17,27 +17,38 @@ type V = Vec3;
 export type JointLayout = readonly [name: string, parent: string | null, at: V];
 
 /**
- * Joint nodes by name, placed as `joints` lists them (parents first), identity rest rotations; `ends` are
- * plain nodes below joints, outside the skin (glTF `_end` sites).
+ * Joint nodes by name, placed as `joints` lists them (parents first); `ends` are plain nodes below joints,
+ * outside the skin (glTF `_end` sites). Each joint's rest frame (its world orientation) is `frameOf(name)`,
+ * identity by default: the local axes a tool lays along its bones, which moves no joint.
  */
 export function buildJointCharacter(
   scene: Scene,
   joints: Iterable<JointLayout>,
   ends: Iterable<JointLayout> = [],
+  frameOf: (name: string) => Quaternion = () => Quaternion.Identity(),
 ): { model: Mesh; nodes: Map<string, TransformNode> } {
   const model = new Mesh("__root__", scene);
   const skeleton = new Skeleton("rig", "rig", scene);
   const nodes = new Map<string, TransformNode>();
   const bones = new Map<string, Bone>();
   const world = new Map<string, V>();
+  const frames = new Map<string, Quaternion>();
+  /** Where `at` lies in the frame of joint `parent` (null: the model's). */
+  const inFrameOf = (parent: string | null, at: V): Vector3 => {
+    const from = parent === null ? [0, 0, 0] : world.get(parent)!;
+    const offset = new Vector3(at[0] - from[0], at[1] - from[1], at[2] - from[2]);
+    return parent === null ? offset : offset.applyRotationQuaternion(Quaternion.Inverse(frames.get(parent)!));
+  };
   const add = (name: string, parent: string | null, at: V): void => {
     const node = new TransformNode(name, scene);
     node.parent = parent === null ? model : nodes.get(parent)!;
-    const from = parent === null ? [0, 0, 0] : world.get(parent)!;
-    node.position.set(at[0] - from[0], at[1] - from[1], at[2] - from[2]);
-    node.rotationQuaternion = Quaternion.Identity();
+    const frame = frameOf(name).normalize();
+    frames.set(name, frame);
+    node.position.copyFrom(inFrameOf(parent, at));
+    node.rotationQuaternion =
+      parent === null ? frame.clone() : Quaternion.Inverse(frames.get(parent)!).multiply(frame);
     // The rest pose is the bone's (glTF's bind pose), not the node's: both start the same.
-    const rest = Matrix.Translation(node.position.x, node.position.y, node.position.z);
+    const rest = Matrix.Compose(Vector3.One(), node.rotationQuaternion, node.position);
     const bone = new Bone(name, skeleton, parent === null ? null : bones.get(parent)!, rest, rest);
     bone.linkTransformNode(node);
     nodes.set(name, node);
@@ -48,8 +59,7 @@ export function buildJointCharacter(
   for (const [name, parent, at] of ends) {
     const node = new TransformNode(name, scene);
     node.parent = nodes.get(parent!)!;
-    const from = world.get(parent!)!;
-    node.position.set(at[0] - from[0], at[1] - from[1], at[2] - from[2]);
+    node.position.copyFrom(inFrameOf(parent, at));
   }
   const mesh = new Mesh("body", scene);
   mesh.parent = model;
