@@ -1,5 +1,6 @@
 import type { AbstractMesh } from "@babylonjs/core/Meshes/abstractMesh.js";
 import type { Scene } from "@babylonjs/core/scene.js";
+import type { Observer } from "@babylonjs/core/Misc/observable.js";
 import { copy, KNEE_SLOTS, restBendAxis, transformPoint } from "../rig/index.js";
 import {
   quaternionFromArray,
@@ -121,6 +122,7 @@ export class FootPlacement implements FootSettings {
   /** Scalars of the frame: doubles passed to (or returned from) calls V8 does not inline are boxed. */
   private readonly _n = new Float64Array(SCALAR_SLOTS);
   private readonly _pass: FabrikPass;
+  private readonly _retry: Observer<FabrikBehavior>;
   private readonly _auto: boolean;
   /** With `autoUpdate: false`: whether {@link update} was called since the last frame. */
   private _pending = false;
@@ -152,7 +154,6 @@ export class FootPlacement implements FootSettings {
       },
       who,
     );
-    // The legs' targets are set in a frame: refuse now what setTarget would refuse then.
     this.hips = findHips(behavior, rig, legs, options, who);
     this._tilt = new BodyTilt(this.hips, legs.length >= 3 ? (behavior.roles.head ?? -1) : -1);
     // Defaults scale with the legs, measured in world units on the pose at hand.
@@ -210,6 +211,10 @@ export class FootPlacement implements FootSettings {
       afterSolve: this._shinLegs.length > 0 ? (frame) => this._moveFeet(frame) : undefined,
     };
     behavior.addPass(this._pass, { order: FOOT_PLACEMENT_ORDER });
+    // A leg whose target was refused tries again once the targets change.
+    this._retry = behavior.onTargetsChangedObservable.add(() =>
+      this._legs.forEach((leg) => (leg.refused = false)),
+    );
   }
 
   /** The legs, with what each is doing this frame. */
@@ -237,6 +242,7 @@ export class FootPlacement implements FootSettings {
     if (this._disposed) return;
     this._disposed = true;
     this.behavior.removePass(this._pass);
+    this.behavior.onTargetsChangedObservable.remove(this._retry);
     const ownRig = this.behavior.rig === this._rig;
     for (const leg of this._legs) {
       if (leg.installed && ownRig) this.behavior.removeTarget(leg.leg.effector);
@@ -285,13 +291,8 @@ export class FootPlacement implements FootSettings {
         // A foot at a shin's end waits for the hips: its knee is placed from where they end up.
         if (leg.leg.shin >= 0) continue;
         this._writeTarget(leg);
-        if (!leg.installed) {
-          ik.setTarget(leg.leg.effector, leg.target, {
-            chainLength: leg.chainLength,
-            matchOrientation: leg.align,
-          });
-          leg.installed = true;
-        }
+        if (!leg.installed && !leg.refused)
+          leg.install(ik, { chainLength: leg.chainLength, matchOrientation: leg.align });
       } else {
         copy(leg.s, TARGET, leg.s, FOOT, 3);
         if (leg.installed) {
@@ -321,11 +322,9 @@ export class FootPlacement implements FootSettings {
       const s = leg.s;
       vectorFromArray(leg.target.position, s, KNEE_TARGET);
       quaternionFromArray(leg.target.rotationQuaternion!, s, KNEE_ROTATION);
-      if (!leg.installed) {
-        // The thigh turns to put the knee in place; the shin takes the orientation that ends it on the ground.
-        this.behavior.setTarget(leg.leg.effector, leg.target, { chainLength: 1, matchOrientation: true });
-        leg.installed = true;
-      }
+      // The thigh turns to put the knee in place; the shin takes the orientation that ends it on the ground.
+      if (!leg.installed && !leg.refused)
+        leg.install(this.behavior, { chainLength: 1, matchOrientation: true });
     }
   }
 

@@ -1,5 +1,8 @@
 import { Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
+import { Logger } from "@babylonjs/core/Misc/logger.js";
+import type { FabrikBehavior, FabrikTargetOptions } from "../babylon/index.js";
+import { FabrikError } from "../solver/index.js";
 import type { ResolvedLeg } from "./footLegs.js";
 import { GOAL_SURFACE, GROUND, LEG_SLOTS, SURFACE, TARGET, TILT, WEIGHT } from "./footSlots.js";
 
@@ -47,6 +50,12 @@ export class LegState implements FootPlacementLegInfo {
   installed = false;
   /** Whether the leg hangs below the joint the hips lowering moves. */
   lowered = false;
+  /**
+   * The behavior refused the leg's target (another target already holds its joints: a foot's shin targeted
+   * by the user, say): the leg shows its animation until the targets change.
+   */
+  refused = false;
+  private _warned = false;
   private readonly _normal = new Vector3(0, 1, 0);
   private readonly _target = new Vector3();
 
@@ -59,6 +68,23 @@ export class LegState implements FootPlacementLegInfo {
 
   get foot(): number {
     return this.leg.foot;
+  }
+
+  /**
+   * Sets the leg's target, in a frame. A refusal is not thrown out of the render loop: it is warned once, and
+   * the leg waits for the targets to change (see {@link refused}).
+   */
+  install(ik: FabrikBehavior, options: FabrikTargetOptions): void {
+    try {
+      ik.setTarget(this.leg.effector, this.target, options);
+      this.installed = true;
+    } catch (error) {
+      if (!(error instanceof FabrikError)) throw error;
+      this.refused = true;
+      if (!this._warned)
+        Logger.Warn(`FootPlacement: the leg "${this.name}" keeps its animation: ${error.message}`);
+      this._warned = true;
+    }
   }
   get name(): string {
     return this.leg.name;

@@ -142,7 +142,6 @@ export class LookAt {
     this.fadeTime = nonNegative(options.fadeTime ?? 0.3, "fadeTime", who);
 
     const head = this.joints[n - 1];
-    // The head's target is set in a frame: refuse now what setTarget would refuse then.
     this._head = rig.nodes[head] ?? rig.bones[head][0];
     this._gazeFromRest(head, options.forward, who);
     this._turns = new LookTurns(rig.parents, this.joints, Float64Array.from(shares));

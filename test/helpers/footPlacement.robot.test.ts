@@ -1,6 +1,7 @@
 // FootPlacement on RobotExpressive, whose feet hang from the root (a rig made for Blender's IK): each foot
 // bone sits where its shin ends, and the shin (LowerLeg) has no child joint.
 import { Matrix, Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
+import { Logger } from "@babylonjs/core/Misc/logger.js";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { FabrikBehavior, FabrikBehaviorOptions } from "../../plugin/babylon/fabrikBehavior.js";
 import { PoseReader } from "../../plugin/babylon/poseReader.js";
@@ -420,5 +421,30 @@ describe.skipIf(noteIfMissing(robot))("FootPlacement on RobotExpressive (feet ha
     const { animated, solved } = lastFrame(driver, ik, feet);
     expect(solved.locals).toEqual(animated.locals);
     expect(solved.world).toEqual(animated.world);
+  });
+
+  it("a leg whose target the behavior refuses (the user's own target on that foot) keeps its animation, warned once, and is placed once that target goes", () => {
+    createStep(loaded.scene, "floor", 0, -5, 5, -5, 5);
+    const warnings: string[] = [];
+    const warn = Logger.Warn;
+    Logger.Warn = (message: string) => void warnings.push(message);
+    try {
+      // The user's target bends LowerLeg.L, which FootPlacement would target for the left foot.
+      ik.setTarget("leftFoot", new Vector3(0.3, 0.3, 0.3));
+      const feet = placement();
+      driver.run([feet], 0.5);
+      expect(ik.hasTarget("LowerLeg.R")).toBe(true);
+      expect(ik.hasTarget("LowerLeg.L")).toBe(false);
+      expect(ik.hasTarget("leftFoot")).toBe(true);
+      expect(warnings.filter((w) => w.startsWith("FootPlacement"))).toEqual([
+        expect.stringContaining('the leg "Foot.L" keeps its animation: FabrikIK setTarget'),
+      ]);
+      ik.removeTarget("leftFoot");
+      driver.run([feet], 1);
+      expect(ik.hasTarget("LowerLeg.L")).toBe(true);
+      feet.dispose();
+    } finally {
+      Logger.Warn = warn;
+    }
   });
 });
