@@ -15,7 +15,7 @@ import {
   SLOT_T,
   type PoseBlock,
 } from "./poseBlock.js";
-import { NO_FOLD, unfoldRotation } from "./scaleFold.js";
+import { unfoldRotation } from "./scaleFold.js";
 
 /*
  * Writing a frame's pose onto the joints once, and putting the animation back once after the frame.
@@ -29,18 +29,23 @@ import { NO_FOLD, unfoldRotation } from "./scaleFold.js";
  */
 
 const boneRotation = new Quaternion();
-const unfoldScratch = new Float64Array(4);
-
-/** The solved rotation at d[o..o+3] turned back by its joint's fold, for Babylon (in a scratch of four). */
-function unfolded(d: Float64Array, o: number, fold: number): Float64Array {
-  unfoldScratch[0] = d[o];
-  unfoldScratch[1] = d[o + 1];
-  unfoldScratch[2] = d[o + 2];
-  unfoldScratch[3] = d[o + 3];
-  unfoldRotation(fold, unfoldScratch, 0);
-  return unfoldScratch;
-}
 const bonePosition = new Vector3();
+const written = new Float64Array(4);
+
+/**
+ * What Babylon gets for slot k's rotation (in a scratch of four): the solved one, turned back by the half turn
+ * its scale's signs were folded with (scaleFold.ts).
+ */
+function babylonRotation(block: PoseBlock, k: number): Float64Array {
+  const d = block.d;
+  const o = block.slot(k) + SLOT_R;
+  written[0] = d[o];
+  written[1] = d[o + 1];
+  written[2] = d[o + 2];
+  written[3] = d[o + 3];
+  unfoldRotation(block.bytes[k] >> FOLD_SHIFT, written, 0);
+  return written;
+}
 
 /**
  * Writes every joint the frame changed (its rotation, its position, or both), once. Returns how many joints
@@ -89,16 +94,10 @@ export function restoreBlock(block: PoseBlock, untouchedOnly: boolean): void {
 // One small function per kind, so V8 inlines Babylon's accessors in each: doubles crossing a call it does
 // not inline are boxed.
 function writeRotation(block: PoseBlock, k: number): void {
-  let d = block.d;
-  let o = block.slot(k) + SLOT_R;
-  const fold = block.bytes[k] >> FOLD_SHIFT;
-  if (fold !== NO_FOLD) {
-    d = unfolded(d, o, fold);
-    o = 0;
-  }
+  const r = babylonRotation(block, k);
   if (block.bytes[block.isBoneAt + k] === 1) {
     // LOCAL space (0): a plain copy into the bone's local rotation.
-    (block.holders[k] as Bone).setRotationQuaternion(quaternionFromArray(boneRotation, d, o), 0);
+    (block.holders[k] as Bone).setRotationQuaternion(quaternionFromArray(boneRotation, r, 0), 0);
     return;
   }
   const node = block.holders[k] as TransformNode;
@@ -107,7 +106,7 @@ function writeRotation(block: PoseBlock, k: number): void {
     q = block.owned[k] ?? (block.owned[k] = new Quaternion());
     node.rotationQuaternion = q;
   }
-  quaternionFromArray(q, d, o);
+  quaternionFromArray(q, r, 0);
   block.written[k] = q;
 }
 
@@ -132,14 +131,8 @@ function holdsWrittenRotation(block: PoseBlock, k: number): boolean {
   if (q === null) return false;
   // A node rotated by Euler angles still wears the block's quaternion: nothing has animated it since.
   if (block.bytes[k] & EULER) return q === block.owned[k];
-  let d = block.d;
-  let o = block.slot(k) + SLOT_R;
-  const fold = block.bytes[k] >> FOLD_SHIFT;
-  if (fold !== NO_FOLD) {
-    d = unfolded(d, o, fold);
-    o = 0;
-  }
-  return q.x === d[o] && q.y === d[o + 1] && q.z === d[o + 2] && q.w === d[o + 3];
+  const r = babylonRotation(block, k);
+  return q.x === r[0] && q.y === r[1] && q.z === r[2] && q.w === r[3];
 }
 
 function holdsWrittenPosition(block: PoseBlock, k: number): boolean {

@@ -1,5 +1,4 @@
 import { FreeCamera } from "@babylonjs/core/Cameras/freeCamera.js";
-import { NullEngine } from "@babylonjs/core/Engines/nullEngine.js";
 import { Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { Scene } from "@babylonjs/core/scene.js";
@@ -8,7 +7,7 @@ import { FabrikBehavior } from "../../plugin/babylon/fabrikBehavior.js";
 import { FootPlacement } from "../../plugin/helpers/footPlacement.js";
 import { createStep } from "../helpers/helperHarness.js";
 import { rigifyJoints } from "../rig/rigifyLayout.js";
-import { buildJointCharacter } from "./codeCharacters.js";
+import { buildJointCharacter, preciseEngine } from "./codeCharacters.js";
 import { random } from "./fabrikHarness.js";
 
 /*
@@ -61,14 +60,7 @@ const CONVENTIONS: [string, Frames][] = [
 
 /** Frames solved toward the targets, with FootPlacement on a bump; every joint's world position after each. */
 function solve(frames: Frames): Vector3[][] {
-  const engine = new NullEngine({
-    renderHeight: 256,
-    renderWidth: 256,
-    textureSize: 256,
-    deterministicLockstep: false,
-    lockstepMaxSteps: 1,
-    useHighPrecisionMatrix: true,
-  });
+  const engine = preciseEngine();
   const scene = new Scene(engine);
   new FreeCamera("camera", new Vector3(0, 1, -5), scene);
   const { model, nodes } = buildJointCharacter(scene, rigifyJoints(), [], frames);

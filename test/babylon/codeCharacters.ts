@@ -72,6 +72,18 @@ export function buildRigifyCharacter(scene: Scene): { model: Mesh; nodes: Map<st
   return buildJointCharacter(scene, rigifyJoints());
 }
 
+/** A NullEngine whose matrices are doubles, so a test sees the solve's rounding rather than Float32's. */
+export function preciseEngine(): NullEngine {
+  return new NullEngine({
+    renderHeight: 256,
+    renderWidth: 256,
+    textureSize: 256,
+    deterministicLockstep: false,
+    lockstepMaxSteps: 1,
+    useHighPrecisionMatrix: true,
+  });
+}
+
 /** A character of `joints` (and `ends`) in a NullEngine scene with a camera, as `loadCharacter` gives a file. */
 export function jointCharacter(joints: Iterable<JointLayout>, ends: Iterable<JointLayout> = []): Loaded {
   const engine = new NullEngine();

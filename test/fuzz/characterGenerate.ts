@@ -4,11 +4,12 @@
 import { FreeCamera } from "@babylonjs/core/Cameras/freeCamera.js";
 import { Bone } from "@babylonjs/core/Bones/bone.js";
 import { Skeleton } from "@babylonjs/core/Bones/skeleton.js";
-import { NullEngine } from "@babylonjs/core/Engines/nullEngine.js";
+import type { NullEngine } from "@babylonjs/core/Engines/nullEngine.js";
 import { Matrix, Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import { Mesh } from "@babylonjs/core/Meshes/mesh.js";
 import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { Scene } from "@babylonjs/core/scene.js";
+import { preciseEngine } from "../babylon/codeCharacters.js";
 import { chance, int, pick, randomRotation, uniform, unitVector, type Rand } from "./generate.js";
 
 /** How the joints are held: glTF's TransformNodes linked to bones, or bare Bones (a .babylon file, code). */
@@ -59,15 +60,7 @@ function randomQuaternion(rand: Rand, maxAngle: number): Quaternion {
  * parent's bone (a collinear chain), some of zero length (coincident joints); rest rotations random or none.
  */
 export function generateCharacter(rand: Rand): GeneratedCharacter {
-  // Babylon's own matrices in doubles, so the checks see the solve's rounding, not Float32's.
-  const engine = new NullEngine({
-    renderHeight: 256,
-    renderWidth: 256,
-    textureSize: 256,
-    deterministicLockstep: false,
-    lockstepMaxSteps: 1,
-    useHighPrecisionMatrix: true,
-  });
+  const engine = preciseEngine();
   const scene = new Scene(engine);
   new FreeCamera("camera", new Vector3(0, 1, -5), scene);
   const kind: JointKind = chance(rand, 0.7) ? "linked" : "bones";

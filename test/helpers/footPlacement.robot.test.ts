@@ -427,7 +427,7 @@ describe.skipIf(noteIfMissing(robot))("FootPlacement on RobotExpressive (feet ha
     createStep(loaded.scene, "floor", 0, -5, 5, -5, 5);
     const warnings: string[] = [];
     const warn = Logger.Warn;
-    Logger.Warn = (message: string) => void warnings.push(message);
+    Logger.Warn = (message: string | unknown[]) => void warnings.push(String(message));
     try {
       // The user's target bends LowerLeg.L, which FootPlacement would target for the left foot.
       ik.setTarget("leftFoot", new Vector3(0.3, 0.3, 0.3));
