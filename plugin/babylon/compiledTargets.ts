@@ -9,7 +9,7 @@ import type { Vector3Like } from "./poseReader.js";
 import { RotationBlend } from "./rotationBlend.js";
 import type { ShinEndTarget } from "./shinEndTarget.js";
 import type { QuaternionLike, TargetBinding, TargetSource } from "./targetBinding.js";
-import { nodeRotationToModel, quaternionRotationToModel } from "./targetOrientation.js";
+import { isModelTarget, nodeRotationToModel, quaternionRotationToModel } from "./targetOrientation.js";
 
 /** A target as the behavior holds it. */
 export interface TargetEntry {
@@ -283,7 +283,8 @@ export class CompiledTargets {
     const n = this.numbers;
     const o = this.orientationsAt + 4 * e;
     const rotation = entry.rotation;
-    const flipped = basisFlipped(pose.block, entry.joint);
+    // A helper's model-space target is taken as it is (targetOrientation.ts).
+    const flipped = basisFlipped(pose.block, entry.joint) && !isModelTarget(entry.binding.source);
     const valid =
       rotation !== null
         ? quaternionRotationToModel(rotation, w2m, mirrored, n, o, flipped)

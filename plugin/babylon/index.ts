@@ -19,7 +19,7 @@ export { invertAffineMatrix, setIdentityMatrix, transformPoint } from "./affineM
 export { composeWorldMatrix } from "./worldMatrix.js";
 export { WorldMatrixCache } from "./worldMatrixCache.js";
 export { quaternionFromArray, vectorFromArray } from "./arrayToBabylon.js";
-export { nodeRotationToModel } from "./targetOrientation.js";
+export { markModelTarget, nodeRotationToModel } from "./targetOrientation.js";
 export { fitLimitsToAnimations, type AnimationLimitFit } from "./animationLimits.js";
 export { FabrikBehavior } from "./fabrikBehavior.js";
 export type { FabrikBeforeSolveEvent, FabrikFrame, FabrikPass, FabrikSolvedEvent } from "./behaviorEvents.js";

@@ -17,6 +17,23 @@ import type { QuaternionLike } from "./targetBinding.js";
 
 const rows = new Float64Array(9);
 
+/** Helpers' target nodes in the rig's model space (see {@link markModelTarget}). */
+const modelTargets = new WeakSet<object>();
+
+/**
+ * Marks `node` as a helper's target in model space: an effector matching its orientation takes its local
+ * quaternion exactly, even below a mirror inside the skeleton, where a world rotation given by the user is
+ * met as Babylon decomposes the joint's reflected frame (`jointFlipped`).
+ */
+export function markModelTarget(node: object): void {
+  modelTargets.add(node);
+}
+
+/** Whether `node` was marked by {@link markModelTarget}. */
+export function isModelTarget(node: unknown): boolean {
+  return typeof node === "object" && node !== null && modelTargets.has(node);
+}
+
 /**
  * The model-space orientation (unit quaternion into `out[o..o+3]`) that gives an effector the world rotation
  * of a node whose world matrix is `m` (Babylon's `Matrix.m` layout). `worldToModel` is the model root's

@@ -1,7 +1,7 @@
 import { Quaternion } from "@babylonjs/core/Maths/math.vector.js";
 import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import type { Scene } from "@babylonjs/core/scene.js";
-import type { FabrikBehavior } from "../babylon/index.js";
+import { markModelTarget, type FabrikBehavior } from "../babylon/index.js";
 
 /**
  * A target node living in the rig's model space: a child of the model root with a quaternion rotation.
@@ -15,5 +15,6 @@ export function createModelTarget(ik: FabrikBehavior, scene: Scene, name: string
   node.doNotSerialize = true;
   node.rotationQuaternion = new Quaternion();
   node.parent = ik.rig!.modelRoot;
+  markModelTarget(node);
   return node;
 }

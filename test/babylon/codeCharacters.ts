@@ -19,25 +19,26 @@ export type JointLayout = readonly [name: string, parent: string | null, at: V];
 /**
  * Joint nodes by name, placed as `joints` lists them (parents first); `ends` are plain nodes below joints,
  * outside the skin (glTF `_end` sites). Each joint's rest frame (its world orientation) is `frameOf(name)`,
- * identity by default: the local axes a tool lays along its bones, which moves no joint.
+ * identity by default: the local axes a tool lays along its bones, which moves no joint; its scale is
+ * `scaleOf(name)`, taken out of its children's offsets, so that no joint moves either.
  */
 export function buildJointCharacter(
   scene: Scene,
   joints: Iterable<JointLayout>,
   ends: Iterable<JointLayout> = [],
   frameOf: (name: string) => Quaternion = () => Quaternion.Identity(),
+  scaleOf: (name: string) => V = () => [1, 1, 1],
 ): { model: Mesh; nodes: Map<string, TransformNode> } {
   const model = new Mesh("__root__", scene);
   const skeleton = new Skeleton("rig", "rig", scene);
   const nodes = new Map<string, TransformNode>();
   const bones = new Map<string, Bone>();
-  const world = new Map<string, V>();
   const frames = new Map<string, Quaternion>();
-  /** Where `at` lies in the frame of joint `parent` (null: the model's). */
+  /** Where `at` (model space) lies in the frame of joint `parent`, its rotation and scale taken out. */
   const inFrameOf = (parent: string | null, at: V): Vector3 => {
-    const from = parent === null ? [0, 0, 0] : world.get(parent)!;
-    const offset = new Vector3(at[0] - from[0], at[1] - from[1], at[2] - from[2]);
-    return parent === null ? offset : offset.applyRotationQuaternion(Quaternion.Inverse(frames.get(parent)!));
+    if (parent === null) return new Vector3(...at);
+    const inverse = nodes.get(parent)!.computeWorldMatrix(true).clone().invert();
+    return Vector3.TransformCoordinates(new Vector3(...at), inverse);
   };
   const add = (name: string, parent: string | null, at: V): void => {
     const node = new TransformNode(name, scene);
@@ -47,13 +48,13 @@ export function buildJointCharacter(
     node.position.copyFrom(inFrameOf(parent, at));
     node.rotationQuaternion =
       parent === null ? frame.clone() : Quaternion.Inverse(frames.get(parent)!).multiply(frame);
+    node.scaling.set(...scaleOf(name));
     // The rest pose is the bone's (glTF's bind pose), not the node's: both start the same.
-    const rest = Matrix.Compose(Vector3.One(), node.rotationQuaternion, node.position);
+    const rest = Matrix.Compose(node.scaling, node.rotationQuaternion, node.position);
     const bone = new Bone(name, skeleton, parent === null ? null : bones.get(parent)!, rest, rest);
     bone.linkTransformNode(node);
     nodes.set(name, node);
     bones.set(name, bone);
-    world.set(name, at);
   };
   for (const [name, parent, at] of joints) add(name, parent, at);
   for (const [name, parent, at] of ends) {
