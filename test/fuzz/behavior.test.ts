@@ -25,7 +25,8 @@ import { chance } from "./generate.js";
  * - nothing written is NaN, and only rotations are written (positions and scalings as animated);
  * - joints outside the targeted chains keep their animated values;
  * - bones keep their lengths in the model's space (no joint scaled non-uniformly);
- * - where Babylon puts each effector agrees with the residual the solver reports (the write-back is right);
+ * - where Babylon puts each effector agrees with the residual the solver reports (the write-back is right),
+ *   and an effector given its posed world rotation takes it (as Babylon decomposes it, mirrors included);
  * - after the frame renders, every joint is back to its animated values, bit for bit;
  * - the same seed gives the same pose, bit for bit.
  *
@@ -112,22 +113,30 @@ function runCase(seed: number): Outcome {
       );
       return Vector3.TransformCoordinates(inShin, posedMatrices[shin]);
     });
+    // A third of the effectors held by TransformNodes (not Blender-IK feet) take their posed world rotation too.
+    let rotations = chosen.map((e) =>
+      c.nodes[e.joint] !== null && shins.get(e.joint)! < 0 && chance(rand, 0.33)
+        ? c.nodes[e.joint]!.absoluteRotationQuaternion.clone()
+        : null,
+    );
     restore(c, animated);
     // A joint the behavior takes for a Blender-IK foot at a shin's end moves that shin, and is itself moved
     // to the target (its position written); the shin, and a second such foot on it, cannot be targeted then.
     const moved = new Set<number>();
-    chosen = chosen.filter((e, k) => {
+    const set = chosen.map((e, k) => {
       try {
-        ik.setTarget(e.joint, targets[k]);
+        const rotation = rotations[k];
+        ik.setTarget(e.joint, targets[k], rotation !== null ? { rotation } : {});
       } catch (error) {
         if (!/remove that target first|is already effector/.test((error as Error).message)) throw error;
-        targets.splice(k, 1, null as unknown as Vector3);
         return false;
       }
       if (shins.get(e.joint)! >= 0) moved.add(e.joint);
       return true;
     });
-    const kept = targets.filter((t) => t !== null);
+    chosen = chosen.filter((_, k) => set[k]);
+    rotations = rotations.filter((_, k) => set[k]);
+    const kept = targets.filter((_, k) => set[k]);
     targets.length = 0;
     targets.push(...kept);
     const restModel = toModel(ik, worldPositions(c));
@@ -177,6 +186,17 @@ function runCase(seed: number): Outcome {
         // FootPlacement puts its own targets on the feet it places, in place of the fuzz's.
         if (!helped && worst > residual + 1e-5 * size)
           fail(`effectors ${worst} from their targets as written, the solver reports ${residual}`);
+        // Taken as Babylon decomposes the effector's frame (a reflection below an odd number of mirrors).
+        chosen.forEach((e, k) => {
+          const rotation = rotations[k];
+          // Under a stretched root no rotation gives a joint its target's sheared frame.
+          if (rotation === null || helped || c.above === "stretched") return;
+          const q = c.nodes[e.joint]!.absoluteRotationQuaternion;
+          const angle = 2 * Math.acos(Math.min(1, Math.abs(Quaternion.Dot(q, rotation))));
+          // Babylon decomposes a scaled world matrix through single-precision temporaries: up to ~5e-4 rad
+          // here, where the local rotation written composes with the parent's to the target's exactly.
+          if (angle > 2e-3) fail(`effector ${e.name} turned ${angle} rad from its target's rotation`);
+        });
       }
     });
     // Two in five stand on a ground box with FootPlacement, when it finds legs on them (it refuses with a
