@@ -310,7 +310,7 @@ if (only === "footPlacementRobot") {
     const cachedNormal = cached.getNormal(true, false);
     r.scene.pickWithRay = () => cached;
     cached.getNormal = () => cachedNormal;
-    result.footRobot = await measure(frame, 5000);
+    result.footRobot = await measure(frame, 20000);
     // The frames measured did solve and move the feet.
     if (!(solved > 5000 && feet.legs.every((l) => l.shin >= 0 && l.weight === 1))) {
       throw new Error(`the robot's frames did not solve (${solved} solves)`);
