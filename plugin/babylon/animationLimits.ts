@@ -3,6 +3,7 @@ import { Quaternion } from "@babylonjs/core/Maths/math.vector.js";
 import { FabrikError } from "../solver/errors.js";
 import { fitJointLimit, type LimitFitOptions } from "../solver/limitFitting.js";
 import type { JointLimits } from "../solver/limits.js";
+import { foldAxis, foldRotation } from "./scaleFold.js";
 import type { SkeletonRig } from "./skeletonRig.js";
 
 /** What {@link fitLimitsToAnimations} read and changed. */
@@ -87,6 +88,14 @@ export function fitLimitsToAnimations(
         values.push(q.x, q.y, q.z, q.w);
       }
     }
+  }
+  // A joint scaled with signs that differ is solved with the half turn they hold folded into its rotation
+  // (scaleFold.ts): its keys are measured against its limits the same way.
+  for (const [j, values] of perJoint) {
+    const source = rig.nodes[j] ?? rig.bones[j][0];
+    const sc = source.scaling;
+    const axis = foldAxis([sc.x, sc.y, sc.z], 0);
+    for (let k = 0; k < values.length; k += 4) foldRotation(axis, values, k);
   }
   const widened: number[] = [];
   for (const j of [...perJoint.keys()].sort((a, b) => a - b)) {

@@ -35,9 +35,14 @@ export function foldAxis(s: ArrayLike<number>, o: number): number {
  */
 export function foldJoint(axis: number, q: Float64Array, qo: number, s: Float64Array, so: number): void {
   if (axis === NO_FOLD) return;
-  turnByHalf(axis, q, qo, 1);
+  foldRotation(axis, q, qo);
   // H⁻¹ = H is diag with -1 on the two other axes.
   for (let k = 1; k <= 3; k++) if (k !== axis) s[so + k - 1] = -s[so + k - 1];
+}
+
+/** Rotation `q[qo..qo+3]` := q·H: a local rotation read (an animation's key) as the solver sees it. */
+export function foldRotation(axis: number, q: Float64Array | number[], qo: number): void {
+  if (axis !== NO_FOLD) turnByHalf(axis, q, qo, 1);
 }
 
 /** Rotation `q[qo..qo+3]` := q·H⁻¹: a folded rotation turned back for Babylon. */
@@ -46,7 +51,7 @@ export function unfoldRotation(axis: number, q: Float64Array, qo: number): void 
 }
 
 /** q := q·(±e), e the unit quaternion of the half turn about `axis` (sign -1: its inverse). */
-function turnByHalf(axis: number, q: Float64Array, qo: number, sign: number): void {
+function turnByHalf(axis: number, q: Float64Array | number[], qo: number, sign: number): void {
   const x = q[qo],
     y = q[qo + 1],
     z = q[qo + 2],

@@ -213,6 +213,23 @@ describe.skipIf(noteIfMissing(robot))("limit fitting on RobotExpressive", () => 
     expect(fitted.sum / fitted.count).toBeLessThan(preset.sum / preset.count / 3);
   });
 
+  it("a mirrored joint's keys are fitted as the solver sees them: its scale's half turn folded in", async () => {
+    loaded = await loadCharacter(robot);
+    // Before the behavior attaches: the upper arm mirrored (its keys stay as keyed), the forearm put back.
+    const upperArm = loaded.root.getChildTransformNodes(false).find((n) => n.name === "UpperArm.L")!;
+    upperArm.scaling.set(-1, 1, 1);
+    for (const child of upperArm.getChildTransformNodes(true)) child.position.x = -child.position.x;
+    const ik = attach(loaded, {});
+    const limits = ik.limits!;
+    const j = ik.jointIndex("UpperArm.L");
+    const keys = rotationKeys(ik.rig!, loaded.scene.animationGroups).filter((k) => k.joint === j);
+    expect(keys.length).toBeGreaterThan(50);
+    // (x, y, z, w)·i: the half turn about x that (-1, 1, 1) holds (scaleFold.ts).
+    const folded = keys.map((k) => ({ ...k, q: [k.q[3], k.q[2], -k.q[1], -k.q[0]] }));
+    const worst = Math.max(...folded.map((k) => violation(limits, k).moved));
+    expect(worst).toBeLessThan(1e-9);
+  });
+
   async function secondScene(): Promise<Loaded> {
     const other = await loadCharacter(robot);
     cleanups.push(other);
