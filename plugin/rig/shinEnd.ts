@@ -307,7 +307,12 @@ export function animatedKnee(
       const ax = limits.hingeAxis[a],
         ay = limits.hingeAxis[a + 1],
         az = limits.hingeAxis[a + 2];
-      const theta = 2 * Math.atan2(w[DELTA] * ax + w[DELTA + 1] * ay + w[DELTA + 2] * az, w[DELTA + 3]);
+      // Into (-π, π]: a rotation and its negated quaternion are the same turn (an animation's key, or a
+      // rotation read through a mirror's half turn, may come with w < 0), and 2·atan2 alone reads the
+      // second as a turn 2π further, the hinge's range shifted off the knee.
+      let theta = 2 * Math.atan2(w[DELTA] * ax + w[DELTA + 1] * ay + w[DELTA + 2] * az, w[DELTA + 3]);
+      if (theta > Math.PI) theta -= 2 * Math.PI;
+      else if (theta <= -Math.PI) theta += 2 * Math.PI;
       quatRotate(w, KNEE_BEND, w, KNEE_SHIN, limits.hingeAxis, a);
       w[KNEE_HINGE] = 1;
       w[KNEE_MIN] = limits.hinge[2 * shin] - theta;

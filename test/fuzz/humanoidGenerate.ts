@@ -130,6 +130,8 @@ export interface GeneratedHumanoid {
   /** A scale per joint: the left side mirrored on some (`(-1, 1, 1)`, as some exporters leave it). */
   readonly scaleOf: (name: string) => V;
   readonly mirrored: boolean;
+  /** The feet hang from the root at their shins' ends (a rig made for Blender's IK). */
+  readonly footControls: boolean;
 }
 
 /** "left" for a joint given a left role. */
@@ -174,7 +176,9 @@ export function generateHumanoid(rand: Rand): GeneratedHumanoid {
     joints.push([name, parent, at]);
     if (role !== undefined) roles[role] = name;
   };
-  const root = scheme.root !== undefined && chance(rand, 0.5) ? scheme.root : null;
+  // Blender-IK rigs (RobotExpressive, Quaternius) keep each foot under a root, where its child-less shin ends.
+  const footControls = scheme.name === "Blender" && chance(rand, 0.4);
+  const root = footControls ? "Root" : scheme.root !== undefined && chance(rand, 0.5) ? scheme.root : null;
   if (root !== null) add(root, null, [0, 0, 0]);
   add(scheme.hips, root, [0, hipsY, 0], "hips");
   let top = scheme.hips;
@@ -216,7 +220,7 @@ export function generateHumanoid(rand: Rand): GeneratedHumanoid {
     add(limb("upperLeg"), scheme.hips, [s * legX, hipsY - 0.04 * height, 0], `${S}UpperLeg`);
     if (twists) add(scheme.twist!("upperLeg", side), limb("upperLeg"), [s * legX, 0.5 * (hipsY + kneeY), 0]);
     add(limb("lowerLeg"), limb("upperLeg"), [s * legX, kneeY, 0.005 * height + kneeAhead], `${S}LowerLeg`);
-    add(limb("foot"), limb("lowerLeg"), [s * legX, ankleY, 0], `${S}Foot`);
+    add(limb("foot"), footControls ? root : limb("lowerLeg"), [s * legX, ankleY, 0], `${S}Foot`);
     add(limb("toes"), limb("foot"), [s * (legX + toeOut), 0.012 * height, 0.08 * height], `${S}Toes`);
     if (root !== null && scheme.ik !== undefined && chance(rand, 0.5))
       add(scheme.ik(side), root, [s * legX, ankleY, 0]);
@@ -235,6 +239,7 @@ export function generateHumanoid(rand: Rand): GeneratedHumanoid {
   const mirrored = chance(rand, 0.3);
   const mirror = new Set(joints.filter(([name]) => roleSide(roles, name) === "left").map(([name]) => name));
   return {
+    footControls,
     mirrored,
     scaleOf: (name) => (mirrored && mirror.has(name) ? [-1, 1, 1] : [1, 1, 1]),
     scheme: scheme.name,

@@ -57,7 +57,7 @@ function build(h: GeneratedHumanoid): Built {
 
 const label = (seed: number, h: GeneratedHumanoid) =>
   `seed ${seed} (${h.scheme}, ${h.armDrop > 0 ? `A-pose ${h.armDrop.toFixed(0)}°` : "T-pose"}` +
-  `${h.mirrored ? ", left side mirrored" : ""})`;
+  `${h.mirrored ? ", left side mirrored" : ""}${h.footControls ? ", feet under the root" : ""})`;
 
 describe("humanoid fuzz: random tools' humanoids at default settings", () => {
   it(`${seeds.length} humanoids: roles found on the joints their names say`, () => {

@@ -15,9 +15,12 @@ import {
   KNEE_SHIN,
   KNEE_SHIN_OUT,
   KNEE_SLOTS,
+  animatedKnee,
   kneeReach,
   placeKnee,
 } from "../../plugin/rig/shinEnd.js";
+import { createJointLimits, setJointLimit } from "../../plugin/solver/limits.js";
+import { createRig } from "../../plugin/solver/rig.js";
 import { random } from "../babylon/fabrikHarness.js";
 
 const v3 = (w: Float64Array, o: number) => new Vector3(w[o], w[o + 1], w[o + 2]);
@@ -215,5 +218,47 @@ describe("placeKnee", () => {
     expect(v3(w, KNEE_OUT)).toEqual(hip);
     expect(q4(w, KNEE_SHIN_OUT)).toEqual(Quaternion.Identity());
     for (let k = 0; k < KNEE_SLOTS; k++) expect(Number.isNaN(w[k])).toBe(false);
+  });
+});
+
+describe("animatedKnee", () => {
+  // A rotation and its negated quaternion are one turn; glTF keys and rotations read through a mirror's half
+  // turn come either way. 2·atan2 read the second as a turn 2π on, the hinge's range shifted off the knee:
+  // a foot at a mirrored shin's end was placed 22 % of the height above its goal (the humanoid fuzzer).
+  it("reads a hinged shin's bend the same from q and -q", () => {
+    const rig = createRig({
+      parents: [-1, 0, 1],
+      restPositions: [0, 1, 0, 0, 0.55, 0.02, 0, 0.1, 0],
+    });
+    const limits = createJointLimits(rig);
+    setJointLimit(limits, 1, { hinge: { axis: [1, 0, 0], min: 0, max: 2.6 } });
+    const bend = Quaternion.RotationAxis(new Vector3(1, 0, 0), 0.4);
+    const read = (sign: number) => {
+      const o = Float64Array.from([
+        0,
+        0,
+        0,
+        1,
+        sign * bend.x,
+        sign * bend.y,
+        sign * bend.z,
+        sign * bend.w,
+        0,
+        0,
+        0,
+        1,
+      ]);
+      const p = Float64Array.from(rig.restPositions);
+      const w = new Float64Array(KNEE_SLOTS);
+      animatedKnee(w, p, o, 0, 1, Float64Array.of(0, 0.1, 0), 0, Float64Array.of(1, 0, 0), 0, limits);
+      return [w[KNEE_HINGE], w[KNEE_MIN], w[KNEE_MAX]];
+    };
+    const [hinge, min, max] = read(1);
+    expect(hinge).toBe(1);
+    expect(min).toBeCloseTo(-0.4, 12);
+    expect(max).toBeCloseTo(2.2, 12);
+    const negated = read(-1);
+    expect(negated[1]).toBeCloseTo(min, 12);
+    expect(negated[2]).toBeCloseTo(max, 12);
   });
 });
