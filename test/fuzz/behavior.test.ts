@@ -28,7 +28,7 @@ import { chance } from "./generate.js";
  * - where Babylon puts each effector agrees with the residual the solver reports (the write-back is right),
  *   and an effector given its posed world rotation takes it (as Babylon decomposes it, mirrors included);
  * - after the frame renders, every joint is back to its animated values, bit for bit;
- * - the same seed gives the same pose, bit for bit.
+ * - the same seed gives the same pose, bit for bit, and with every quaternion negated, the same places.
  *
  * And over all cases: the share whose targets are met by the fourth frame.
  *
@@ -49,6 +49,8 @@ interface Outcome {
   readonly written: Float64Array[];
   /** FootPlacement found legs and ran. */
   readonly helped?: boolean;
+  /** Every joint's place in the model's space as written, each frame. */
+  readonly places?: Vector3[][];
 }
 
 /** The model's space: Babylon world positions taken back through the model root's matrix. */
@@ -78,12 +80,17 @@ function poseWithinLimits(
   }
 }
 
-function runCase(seed: number): Outcome {
+/**
+ * One case. With `negated`, every joint's quaternion is written negated (the same rotation; glTF keys and
+ * exporters hand out either sign), which must change no joint's place.
+ */
+function runCase(seed: number, negated = false): Outcome {
   const rand = random(seed);
   const c = generateCharacter(rand);
   const failures: string[] = [];
   const fail = (what: string) => failures.push(`seed ${seed} (${c.kind}, ${c.above}): ${what}`);
   const written: Float64Array[] = [];
+  const places: Vector3[][] = [];
   try {
     const ik = new FabrikBehavior();
     c.root.addBehavior(ik, true);
@@ -161,6 +168,7 @@ function runCase(seed: number): Outcome {
           return fail(`joint ${c.names[Math.floor(i / 10)]} value ${i % 10} changed outside the solve`);
       }
       const model = toModel(ik, worldPositions(c));
+      places.push(model);
       const size = Math.max(...restModel.map((p) => p.length()), 1e-9);
       if (!c.stretched) {
         for (let j = 0; j < c.parents.length; j++) {
@@ -223,10 +231,14 @@ function runCase(seed: number): Outcome {
     // Half the characters play an "animation": every joint turned a little from rest each frame, in place (as
     // Babylon's animations write), so each frame starts elsewhere and the restore must follow it.
     const animates = chance(rand, 0.5);
+    if (negated) {
+      negate(c);
+      animated.set(localValues(c));
+    }
     const rest = animated.slice();
     for (let f = 0; f < FRAMES; f++) {
       if (animates) {
-        animate(c, rest, rand);
+        animate(c, rest, rand, negated);
         animated.set(localValues(c));
       }
       c.scene.render();
@@ -240,7 +252,7 @@ function runCase(seed: number): Outcome {
     solved.remove();
     feet?.dispose();
     if (written.length !== FRAMES) fail(`${written.length} solves in ${FRAMES} frames`);
-    return { failures, met: c.stretched || helped ? null : met, written, helped };
+    return { failures, met: c.stretched || helped ? null : met, written, helped, places };
   } catch (error) {
     fail(`threw ${(error as Error).stack}`);
     return { failures, met: null, written };
@@ -251,7 +263,7 @@ function runCase(seed: number): Outcome {
 }
 
 /** Every joint turned by up to 0.2 rad from its rest rotation, written into its quaternion in place. */
-function animate(c: GeneratedCharacter, rest: Float64Array, rand: () => number): void {
+function animate(c: GeneratedCharacter, rest: Float64Array, rand: () => number, negated: boolean): void {
   c.bones.forEach((bone, j) => {
     const axis = new Vector3(rand() - 0.5, rand() - 0.5, rand() - 0.5);
     const turn =
@@ -260,9 +272,22 @@ function animate(c: GeneratedCharacter, rest: Float64Array, rand: () => number):
         : Quaternion.Identity();
     const r = rest.subarray(10 * j, 10 * j + 4);
     const q = new Quaternion(r[0], r[1], r[2], r[3]).multiply(turn);
+    // The rest values are already negated in a negated run: the product keeps their sign.
+    void negated;
     const node = c.nodes[j];
     if (node !== null) node.rotationQuaternion!.copyFrom(q);
     else bone.rotationQuaternion = q;
+  });
+}
+
+/** Every joint's quaternion negated in place: the same rotations. */
+function negate(c: GeneratedCharacter): void {
+  c.bones.forEach((bone, j) => {
+    const node = c.nodes[j];
+    const q = (node ?? bone).rotationQuaternion!;
+    const minus = new Quaternion(-q.x, -q.y, -q.z, -q.w);
+    if (node !== null) node.rotationQuaternion!.copyFrom(minus);
+    else bone.rotationQuaternion = minus;
   });
 }
 
@@ -298,6 +323,16 @@ describe("behavior fuzz: random characters at default settings", () => {
           again.written.length === outcome.written.length &&
           again.written.every((w, f) => w.every((v, i) => Object.is(v, outcome.written[f][i])));
         if (!same) failures.push(`seed ${seed}: a second run wrote other values`);
+      }
+      if (seed % 10 === 5) {
+        const flipped = runCase(seed, true);
+        const size = Math.max(1e-9, ...(outcome.places?.[0] ?? []).map((p) => p.length()));
+        let worst = 0;
+        outcome.places?.forEach((pose, f) =>
+          pose.forEach((p, j) => (worst = Math.max(worst, Vector3.Distance(p, flipped.places![f][j])))),
+        );
+        if (!(worst <= 1e-9 * size) || flipped.places?.length !== outcome.places?.length)
+          failures.push(`seed ${seed}: quaternions negated, a joint moved ${worst / size} of the size`);
       }
     }
     if (ONLY !== undefined) for (const f of failures) console.log(f);
