@@ -85,11 +85,13 @@ type Scenario = "reach" | "look" | "tracked";
  * FootPlacement with a step under the left foot), "look" (LookAt, and the step), "tracked" (TrackedBody from
  * a head and two hands, turned).
  */
-function solve(frames: Frames, scales: Scales, scenario: Scenario): Vector3[][] {
+function solve(frames: Frames, scales: Scales, scenario: Scenario, negated = false): Vector3[][] {
   const engine = preciseEngine();
   const scene = new Scene(engine);
   new FreeCamera("camera", new Vector3(0, 1, -5), scene);
   const { model, nodes } = buildJointCharacter(scene, rigifyJoints(), [], frames, scales);
+  // The same rotations with the other sign, as glTF keys and exporters may hand them out (w < 0).
+  if (negated) for (const node of nodes.values()) node.rotationQuaternion!.scaleInPlace(-1);
   const ik = new FabrikBehavior();
   model.addBehavior(ik, true);
   // A step under the left foot, 10 cm up; the right stands on the flat ground.
@@ -158,23 +160,31 @@ describe("the answer does not depend on the bones' local axes, or on mirrors ins
     const moved = Math.max(...frames[frames.length - 1].map((p, j) => Vector3.Distance(p, rest[j])));
     expect(moved).toBeGreaterThan(0.02);
   });
-  const cases = (["reach", "look"] as const).flatMap((scenario) =>
-    CONVENTIONS.map(([name, frames, scales]) => [scenario, name, frames, scales] as const),
+  const cases = (["reach", "look"] as const).flatMap((scenario) => [
+    ...CONVENTIONS.map(([name, frames, scales]) => [scenario, name, frames, scales, false] as const),
+    [scenario, "every quaternion negated", () => Quaternion.Identity(), unscaled, true] as const,
+    [scenario, "random frames, mirrors, every quaternion negated", seeded(4), mirrors, true] as const,
+  ]);
+  it.each(cases)(
+    "%s, %s: every joint where the model-axes rig puts it",
+    (scenario, _, frames, scales, negated) => {
+      const solved = solve(frames, scales, scenario, negated);
+      const expected = reference(scenario);
+      expect(solved.length).toBe(expected.length);
+      let worst = 0;
+      solved.forEach((pose, f) =>
+        pose.forEach((p, j) => (worst = Math.max(worst, Vector3.Distance(p, expected[f][j])))),
+      );
+      expect(worst / HEIGHT).toBeLessThan(1e-6);
+    },
   );
-  it.each(cases)("%s, %s: every joint where the model-axes rig puts it", (scenario, _, frames, scales) => {
-    const solved = solve(frames, scales, scenario);
-    const expected = reference(scenario);
-    expect(solved.length).toBe(expected.length);
-    let worst = 0;
-    solved.forEach((pose, f) =>
-      pose.forEach((p, j) => (worst = Math.max(worst, Vector3.Distance(p, expected[f][j])))),
-    );
-    expect(worst / HEIGHT).toBeLessThan(1e-6);
-  });
   // TrackedBody's solves take other branches on rounding alone (damped steps, the elbows' swivel), so its
   // poses are compared by what it promises: the head and hands on their trackers, under any axes or mirrors.
-  it.each(CONVENTIONS)("tracked, %s: head and hands on their trackers", (_, frames, scales) => {
-    const last = solve(frames, scales, "tracked").at(-1)!;
+  it.each([
+    ...CONVENTIONS.map(([name, frames, scales]) => [name, frames, scales, false] as const),
+    ["every quaternion negated", () => Quaternion.Identity(), unscaled, true] as const,
+  ])("tracked, %s: head and hands on their trackers", (_, frames, scales, negated) => {
+    const last = solve(frames, scales, "tracked", negated).at(-1)!;
     const names = rigifyJoints().map(([name]) => name);
     const at = (name: string) => last[names.indexOf(name)];
     expect(Vector3.Distance(at("DEF-hand.L"), new Vector3(0.2, 1.2, 0.25)) / HEIGHT).toBeLessThan(2e-3);
