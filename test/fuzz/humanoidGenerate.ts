@@ -132,6 +132,8 @@ export interface GeneratedHumanoid {
   readonly mirrored: boolean;
   /** The feet hang from the root at their shins' ends (a rig made for Blender's IK). */
   readonly footControls: boolean;
+  /** Every joint's quaternion written with w < 0 (the same rotations), as some exporters write them. */
+  readonly negated: boolean;
 }
 
 /** "left" for a joint given a left role. */
@@ -237,8 +239,10 @@ export function generateHumanoid(rand: Rand): GeneratedHumanoid {
     );
   }
   const mirrored = chance(rand, 0.3);
+  const negated = chance(rand, 0.3);
   const mirror = new Set(joints.filter(([name]) => roleSide(roles, name) === "left").map(([name]) => name));
   return {
+    negated,
     footControls,
     mirrored,
     scaleOf: (name) => (mirrored && mirror.has(name) ? [-1, 1, 1] : [1, 1, 1]),

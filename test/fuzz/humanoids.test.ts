@@ -41,6 +41,7 @@ function build(h: GeneratedHumanoid): Built {
   const scene = new Scene(engine);
   new FreeCamera("camera", new Vector3(0, 1, -5), scene);
   const { model, nodes } = buildJointCharacter(scene, h.joints, h.ends, h.frameOf, h.scaleOf);
+  if (h.negated) for (const node of nodes.values()) node.rotationQuaternion!.scaleInPlace(-1);
   const ik = new FabrikBehavior();
   model.addBehavior(ik, true);
   return {
@@ -57,7 +58,8 @@ function build(h: GeneratedHumanoid): Built {
 
 const label = (seed: number, h: GeneratedHumanoid) =>
   `seed ${seed} (${h.scheme}, ${h.armDrop > 0 ? `A-pose ${h.armDrop.toFixed(0)}°` : "T-pose"}` +
-  `${h.mirrored ? ", left side mirrored" : ""}${h.footControls ? ", feet under the root" : ""})`;
+  `${h.mirrored ? ", left side mirrored" : ""}${h.footControls ? ", feet under the root" : ""}` +
+  `${h.negated ? ", quaternions negated" : ""})`;
 
 describe("humanoid fuzz: random tools' humanoids at default settings", () => {
   it(`${seeds.length} humanoids: roles found on the joints their names say`, () => {
