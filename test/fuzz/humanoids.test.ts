@@ -56,6 +56,19 @@ function build(h: GeneratedHumanoid): Built {
   };
 }
 
+/** Knees behind the line from hip to ankle (the body faces +Z) by more than `slack` of the height. */
+function kneesBehind(b: Built, h: GeneratedHumanoid, slack: number): number {
+  let behind = 0;
+  for (const side of ["left", "right"] as const) {
+    const hip = b.world(h.roles[`${side}UpperLeg`]!),
+      knee = b.world(h.roles[`${side}LowerLeg`]!),
+      ankle = b.world(h.roles[`${side}Foot`]!);
+    const t = (knee.y - hip.y) / (ankle.y - hip.y);
+    if (knee.z < hip.z + t * (ankle.z - hip.z) - slack * h.height) behind++;
+  }
+  return behind;
+}
+
 const label = (seed: number, h: GeneratedHumanoid) =>
   `seed ${seed} (${h.scheme}, ${h.armDrop > 0 ? `A-pose ${h.armDrop.toFixed(0)}°` : "T-pose"}` +
   `${h.mirrored ? ", left side mirrored" : ""}${h.footControls ? ", feet under the root" : ""}` +
@@ -176,15 +189,7 @@ describe("humanoid fuzz: random tools' humanoids at default settings", () => {
           Vector3.Distance(b.world(h.roles.leftHand!), hands[0]),
           Vector3.Distance(b.world(h.roles.rightHand!), hands[1]),
         ].map((d) => d / H);
-        kneesBack = 0;
-        for (const side of ["left", "right"] as const) {
-          const hip = b.world(h.roles[`${side}UpperLeg`]!),
-            knee = b.world(h.roles[`${side}LowerLeg`]!),
-            ankle = b.world(h.roles[`${side}Foot`]!);
-          // Facing +Z: the knee ahead of the line from hip to ankle, or on it.
-          const t = (knee.y - hip.y) / (ankle.y - hip.y);
-          if (knee.z < hip.z + t * (ankle.z - hip.z) - 0.002 * H) kneesBack++;
-        }
+        kneesBack = kneesBehind(b, h, 0.002);
       });
       for (let f = 0; f < 40; f++) {
         body.update(1 / 60);
@@ -216,13 +221,7 @@ describe("humanoid fuzz: random tools' humanoids at default settings", () => {
         feetAhead = 0;
       b.ik.onSolvedObservable.add(() => {
         feetAhead = Math.min(b.world(h.roles.leftFoot!).z, b.world(h.roles.rightFoot!).z) / H;
-        for (const side of ["left", "right"] as const) {
-          const hip = b.world(h.roles[`${side}UpperLeg`]!),
-            knee = b.world(h.roles[`${side}LowerLeg`]!),
-            ankle = b.world(h.roles[`${side}Foot`]!);
-          const t = (knee.y - hip.y) / (ankle.y - hip.y);
-          if (knee.z < hip.z + t * (ankle.z - hip.z) - 0.005 * H) kneesBack++;
-        }
+        kneesBack += kneesBehind(b, h, 0.005);
         worst = Math.max(worst, Vector3.Distance(b.world(h.roles.head!), body.head.position) / H);
       });
       // 0.6 of the height forward over 1.5 s (about a metre at walking pace for a person), then 1 s still.
