@@ -1,9 +1,15 @@
 import { FreeCamera } from "@babylonjs/core/Cameras/freeCamera.js";
 import { Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
-import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { Scene } from "@babylonjs/core/scene.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { FabrikBehavior, FootPlacement, TrackedBody, projectRotation } from "../../plugin/index.js";
+import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
+import {
+  FabrikBehavior,
+  FootPlacement,
+  TrackedBody,
+  TwoHandGrip,
+  projectRotation,
+} from "../../plugin/index.js";
 import { buildJointCharacter, preciseEngine } from "../babylon/codeCharacters.js";
 import { createStep } from "../helpers/helperHarness.js";
 import { random } from "../solver/fixtures.js";
@@ -18,7 +24,9 @@ import { generateHumanoid, type GeneratedHumanoid } from "./humanoidGenerate.js"
  * - have its roles found on the joints its tool's names say;
  * - reach hand targets taken from a random pose of its arms within the limits the behavior chose;
  * - stand on a step with FootPlacement: the foot on the step raised by the step, the other where it stood;
- * - follow a head and two hands with TrackedBody: all three on their trackers, knees ahead of their legs.
+ * - follow a head and two hands with TrackedBody: all three on their trackers, knees ahead of their legs;
+ * - hold a box in both hands with TwoHandGrip, carried to a point before the chest: the box there, both
+ *   hands on their handles.
  *
  *   HUMANOID_FUZZ_CASES=500 npx vitest run test/fuzz/humanoids.test.ts     more cases
  *   HUMANOID_FUZZ_SEEDS=4,34 npx vitest run test/fuzz/humanoids.test.ts    only these
@@ -239,6 +247,62 @@ describe("humanoid fuzz: random tools' humanoids at default settings", () => {
             `${kneesBack} knee-frames back, head up to ${(100 * worst).toFixed(1)} % off its tracker`,
         );
       body.dispose();
+      b.dispose();
+    }
+    expect(failures.slice(0, 10)).toEqual([]);
+  });
+});
+
+describe("humanoid fuzz: TwoHandGrip", () => {
+  it(`${seeds.length} humanoids hold a box in both hands before the chest`, () => {
+    const failures: string[] = [];
+    for (const seed of seeds) {
+      const h = generateHumanoid(random(seed));
+      const b = build(h);
+      const H = h.height;
+      const box = new TransformNode("box", b.scene);
+      box.rotationQuaternion = Quaternion.Identity();
+      box.position.set(0, 0.62 * H, 0.25 * H);
+      const target = new TransformNode("carry", b.scene);
+      target.rotationQuaternion = Quaternion.Identity();
+      target.position.set(0.03 * H, 0.68 * H, 0.22 * H);
+      // Palms in, hands pointing ahead: the wrists' own limits decide how much of that rotation they take.
+      const grip = new TwoHandGrip(b.ik, {
+        object: box,
+        left: {
+          position: new Vector3(0.12 * H, 0, 0),
+          rotation: Quaternion.RotationYawPitchRoll(0, 0, -Math.PI / 2),
+        },
+        right: {
+          position: new Vector3(-0.12 * H, 0, 0),
+          rotation: Quaternion.RotationYawPitchRoll(0, 0, Math.PI / 2),
+        },
+        target,
+      });
+      // Measured where the frame is drawn: the hands as written, the handles where the box is placed.
+      let left = NaN,
+        right = NaN,
+        carried = NaN;
+      const handles = [new Vector3(0.12 * H, 0, 0), new Vector3(-0.12 * H, 0, 0)];
+      const measure = b.scene.onAfterRenderObservable.add(
+        () => {
+          const m = box.computeWorldMatrix(true);
+          carried = Vector3.Distance(m.getTranslation(), target.position);
+          [left, right] = (["leftHand", "rightHand"] as const).map((role, i) =>
+            Vector3.Distance(b.world(h.roles[role]!), Vector3.TransformCoordinates(handles[i], m)),
+          );
+        },
+        undefined,
+        true,
+      );
+      for (let f = 0; f < 20; f++) b.scene.render();
+      measure?.remove();
+      if (!(left / H < 0.005 && right / H < 0.005 && carried / H < 0.01))
+        failures.push(
+          `${label(seed, h)}: hands ${((100 * left) / H).toFixed(2)}, ${((100 * right) / H).toFixed(2)} % of ` +
+            `the height off their handles, the box ${((100 * carried) / H).toFixed(2)} % off its target`,
+        );
+      grip.dispose();
       b.dispose();
     }
     expect(failures.slice(0, 10)).toEqual([]);
