@@ -6,6 +6,7 @@ import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import {
   FabrikBehavior,
   FootPlacement,
+  LookAt,
   TrackedBody,
   TwoHandGrip,
   projectRotation,
@@ -25,6 +26,7 @@ import { generateHumanoid, type GeneratedHumanoid } from "./humanoidGenerate.js"
  * - reach hand targets taken from a random pose of its arms within the limits the behavior chose;
  * - stand on a step with FootPlacement: the foot on the step raised by the step, the other where it stood;
  * - follow a head and two hands with TrackedBody: all three on their trackers, knees ahead of their legs;
+ * - look at a point 25° aside and a little up with LookAt: the head's forward on it;
  * - hold a box in both hands with TwoHandGrip, carried to a point before the chest: the box there, both
  *   hands on their handles.
  *
@@ -247,6 +249,49 @@ describe("humanoid fuzz: random tools' humanoids at default settings", () => {
             `${kneesBack} knee-frames back, head up to ${(100 * worst).toFixed(1)} % off its tracker`,
         );
       body.dispose();
+      b.dispose();
+    }
+    expect(failures.slice(0, 10)).toEqual([]);
+  });
+});
+
+describe("humanoid fuzz: LookAt", () => {
+  it(`${seeds.length} humanoids look at a point aside`, () => {
+    const failures: string[] = [];
+    for (const seed of seeds) {
+      const h = generateHumanoid(random(seed));
+      const b = build(h);
+      const H = h.height;
+      const headNode = b.nodes.get(h.roles.head!)!;
+      b.scene.incrementRenderId();
+      const rest = headNode.computeWorldMatrix(true).getRotationMatrix().clone();
+      const eye = b.world(h.roles.head!);
+      const point = eye.add(new Vector3(0.45 * H, 0.1 * H, 1.0 * H));
+      const look = new LookAt(b.ik, { autoUpdate: false });
+      look.target = point;
+      let angle = NaN;
+      const measure = b.scene.onAfterRenderObservable.add(
+        () => {
+          // The head's turn from rest carries the rest's forward (+Z, the model's) to where it looks now.
+          const now = headNode.computeWorldMatrix(true).getRotationMatrix();
+          const turn = rest.clone().invert().multiply(now);
+          const forward = Vector3.TransformNormal(new Vector3(0, 0, 1), turn).normalize();
+          const to = point.subtract(b.world(h.roles.head!)).normalize();
+          angle = Math.acos(Math.min(1, Vector3.Dot(forward, to)));
+        },
+        undefined,
+        true,
+      );
+      for (let f = 0; f < 60; f++) {
+        look.update(1 / 60);
+        b.scene.render();
+      }
+      measure?.remove();
+      if (!(angle < (3 * Math.PI) / 180))
+        failures.push(
+          `${label(seed, h)}: the head looks ${((angle * 180) / Math.PI).toFixed(1)}° off the point`,
+        );
+      look.dispose();
       b.dispose();
     }
     expect(failures.slice(0, 10)).toEqual([]);
