@@ -28,7 +28,8 @@ import { chance } from "./generate.js";
  * - where Babylon puts each effector agrees with the residual the solver reports (the write-back is right),
  *   and an effector given its posed world rotation takes it (as Babylon decomposes it, mirrors included);
  * - after the frame renders, every joint is back to its animated values, bit for bit;
- * - the same seed gives the same pose, bit for bit, and with every quaternion negated, the same places.
+ * - the same seed gives the same pose, bit for bit, and with every quaternion negated (on every frame, or on
+ *   every other one), the same places.
  *
  * And over all cases: the share whose targets are met by the fourth frame.
  *
@@ -82,9 +83,10 @@ function poseWithinLimits(
 
 /**
  * One case. With `negated`, every joint's quaternion is written negated (the same rotation; glTF keys and
- * exporters hand out either sign), which must change no joint's place.
+ * exporters hand out either sign), which must change no joint's place; "alternating", negated on every other
+ * frame (a clip whose keys flip sign from one to the next), which must not either.
  */
-function runCase(seed: number, negated = false): Outcome {
+function runCase(seed: number, negated: boolean | "alternating" = false): Outcome {
   const rand = random(seed);
   const c = generateCharacter(rand);
   const failures: string[] = [];
@@ -231,16 +233,24 @@ function runCase(seed: number, negated = false): Outcome {
     // Half the characters play an "animation": every joint turned a little from rest each frame, in place (as
     // Babylon's animations write), so each frame starts elsewhere and the restore must follow it.
     const animates = chance(rand, 0.5);
-    if (negated) {
+    if (negated === true) {
       negate(c);
       animated.set(localValues(c));
     }
     const rest = animated.slice();
+    // In an alternating run, whether the joints hold their quaternions negated now (a restore puts back what
+    // the frame read).
+    let flipped = false;
     for (let f = 0; f < FRAMES; f++) {
       if (animates) {
-        animate(c, rest, rand, negated);
-        animated.set(localValues(c));
+        animate(c, rest, rand);
+        flipped = false;
       }
+      if (negated === "alternating" && flipped !== (f % 2 === 1)) {
+        negate(c);
+        flipped = !flipped;
+      }
+      if (animates || negated === "alternating") animated.set(localValues(c));
       c.scene.render();
       const after = localValues(c);
       for (let i = 0; i < after.length; i++)
@@ -263,7 +273,7 @@ function runCase(seed: number, negated = false): Outcome {
 }
 
 /** Every joint turned by up to 0.2 rad from its rest rotation, written into its quaternion in place. */
-function animate(c: GeneratedCharacter, rest: Float64Array, rand: () => number, negated: boolean): void {
+function animate(c: GeneratedCharacter, rest: Float64Array, rand: () => number): void {
   c.bones.forEach((bone, j) => {
     const axis = new Vector3(rand() - 0.5, rand() - 0.5, rand() - 0.5);
     const turn =
@@ -273,7 +283,6 @@ function animate(c: GeneratedCharacter, rest: Float64Array, rand: () => number, 
     const r = rest.subarray(10 * j, 10 * j + 4);
     const q = new Quaternion(r[0], r[1], r[2], r[3]).multiply(turn);
     // The rest values are already negated in a negated run: the product keeps their sign.
-    void negated;
     const node = c.nodes[j];
     if (node !== null) node.rotationQuaternion!.copyFrom(q);
     else bone.rotationQuaternion = q;
@@ -324,15 +333,19 @@ describe("behavior fuzz: random characters at default settings", () => {
           again.written.every((w, f) => w.every((v, i) => Object.is(v, outcome.written[f][i])));
         if (!same) failures.push(`seed ${seed}: a second run wrote other values`);
       }
-      if (seed % 10 === 5) {
-        const flipped = runCase(seed, true);
+      if (seed % 10 === 5 || seed % 10 === 7) {
+        const mode = seed % 10 === 5 ? true : "alternating";
+        const flipped = runCase(seed, mode);
         const size = Math.max(1e-9, ...(outcome.places?.[0] ?? []).map((p) => p.length()));
         let worst = 0;
         outcome.places?.forEach((pose, f) =>
           pose.forEach((p, j) => (worst = Math.max(worst, Vector3.Distance(p, flipped.places![f][j])))),
         );
         if (!(worst <= 1e-9 * size) || flipped.places?.length !== outcome.places?.length)
-          failures.push(`seed ${seed}: quaternions negated, a joint moved ${worst / size} of the size`);
+          failures.push(
+            `seed ${seed}: quaternions negated${mode === true ? "" : " every other frame"}, a joint moved ` +
+              `${worst / size} of the size`,
+          );
       }
     }
     if (ONLY !== undefined) for (const f of failures) console.log(f);
