@@ -18,6 +18,9 @@ import {
   QP,
   QU,
   QF,
+  PARENT,
+  SEG_LOWER,
+  SEG_UPPER,
   AXIS,
   ROT,
   U,
@@ -86,11 +89,17 @@ export class ArmGrip {
   /** Whether the closure takes the elbow's far bend (the one turning it more) rather than the near one. */
   private _far = false;
 
+  /**
+   * `lowerParent` and `handParent`: the forearm's and the hand's parents, the upper arm and the forearm
+   * unless rigid segments lie between (Rigify's `DEF-upper_arm.L.001`), which turn with the bone above them.
+   */
   constructor(
     readonly parent: number,
     readonly upper: number,
     readonly lower: number,
     readonly hand: number,
+    readonly lowerParent = upper,
+    readonly handParent = lower,
   ) {}
 
   /**
@@ -119,6 +128,10 @@ export class ArmGrip {
       t[QU + i] = q[4 * this.upper + i];
       t[QF + i] = q[4 * this.lower + i];
     }
+    // A segment's turn under the bone above it, which the closure keeps as it turns that bone (none when
+    // the forearm hangs from the upper arm, the hand from the forearm: exactly the identity).
+    segment(SEG_UPPER, QU, q, this.lowerParent, this.lowerParent === this.upper);
+    segment(SEG_LOWER, QF, q, this.handParent, this.handParent === this.lower);
     setDistance(LEN_A, E, S);
     setDistance(LEN_B, W, E);
     setDistance(MISS, W, T);
@@ -142,13 +155,15 @@ export class ArmGrip {
     }
     if (!done) this._swivel(limits);
     // The hand: the handle's orientation under the forearm, within the wrist's limits.
-    quatConjugateMultiply(t, LOCAL, t, QF, t, QT);
+    parentOf(QF, SEG_LOWER);
+    quatConjugateMultiply(t, LOCAL, t, PARENT, t, QT);
     if (limits !== null) keepInLimits(limits, this.hand);
-    quatMultiply(t, HAND, t, QF, t, LOCAL);
+    quatMultiply(t, HAND, t, PARENT, t, LOCAL);
     frame.setLocalRotation(this.hand, t, LOCAL);
     quatConjugateMultiply(t, LOCAL, t, QP, t, QU);
     frame.setLocalRotation(this.upper, t, LOCAL);
-    quatConjugateMultiply(t, LOCAL, t, QU, t, QF);
+    parentOf(QU, SEG_UPPER);
+    quatConjugateMultiply(t, LOCAL, t, PARENT, t, QF);
     frame.setLocalRotation(this.lower, t, LOCAL);
     for (let i = 0; i < 3; i++) out[o + i] = t[W + i];
     for (let i = 0; i < 4; i++) out[o + 3 + i] = t[HAND + i];
@@ -178,7 +193,8 @@ export class ArmGrip {
     if (hinge) {
       // Δ = rest⁻¹·local turns about the hinge axis in the rest frame: in model space, that axis under
       // the upper arm and the rest rotation.
-      quatMultiply(t, ROT, t, QU, limits.restLocal, 4 * this.lower);
+      parentOf(QU, SEG_UPPER);
+      quatMultiply(t, ROT, t, PARENT, limits.restLocal, 4 * this.lower);
       quatRotate(t, N, t, ROT, limits.hingeAxis, 3 * this.lower);
     } else {
       cross(N, U, V);
@@ -215,9 +231,10 @@ export class ArmGrip {
     quatRotate(t, V, t, ROT, t, V);
     for (let i = 0; i < 3; i++) t[W + i] = t[E + i] + t[V + i];
     if (limits === null) return;
-    quatConjugateMultiply(t, LOCAL, t, QU, t, QF);
+    parentOf(QU, SEG_UPPER);
+    quatConjugateMultiply(t, LOCAL, t, PARENT, t, QF);
     keepInLimits(limits, this.lower);
-    quatMultiply(t, QF, t, QU, t, LOCAL);
+    quatMultiply(t, QF, t, PARENT, t, LOCAL);
     quatRotate(t, V, t, QF, t, OFFSET);
     for (let i = 0; i < 3; i++) t[W + i] = t[E + i] + t[V + i];
   }
@@ -345,7 +362,21 @@ export class ArmGrip {
     t[COST] = 0;
     addBreach(limits, this.upper);
     t[SHOULDER] = t[COST];
-    quatConjugateMultiply(t, LOCAL, t, QF2, t, QT);
+    parentOf(QF2, SEG_LOWER);
+    quatConjugateMultiply(t, LOCAL, t, PARENT, t, QT);
     addBreach(limits, this.hand);
   }
+}
+
+/** Into `at`: the orientation of joint `j` (in `q`) under the bone at `bone`; the identity when `same`. */
+function segment(at: number, bone: number, q: Float64Array, j: number, same: boolean): void {
+  if (same) {
+    t[at] = t[at + 1] = t[at + 2] = 0;
+    t[at + 3] = 1;
+  } else quatConjugateMultiply(t, at, t, bone, q, 4 * j);
+}
+
+/** Into PARENT: the orientation of the joint below the bone at `bone`, through its rigid segment at `segment`. */
+function parentOf(bone: number, segment: number): void {
+  quatMultiply(t, PARENT, t, bone, t, segment);
 }

@@ -8,7 +8,7 @@ import { projectRotation, type JointLimits } from "../solver/index.js";
  */
 
 /** The closure's numbers (named `t` for brevity in the closed-form steps), by the slots below. */
-export const t = new Float64Array(128);
+export const t = new Float64Array(136);
 export const S = 0; // shoulder (the upper arm's joint)
 export const E = 3; // elbow
 export const W = 6; // wrist (the hand's joint)
@@ -43,6 +43,10 @@ export const C_ = 112;
 export const OFFSET = 113; // the wrist in the forearm's frame (3)
 export const CONJ = 116; // a conjugated orientation (4)
 export const SHOULDER = 120; // the shoulder's part of COST
+/** Rigid segments (Rigify's `.001` bones) between upper arm and forearm, forearm and hand: their turns. */
+export const SEG_UPPER = 121; // the forearm's parent in the upper arm's frame (4)
+export const SEG_LOWER = 125; // the hand's parent in the forearm's frame (4)
+export const PARENT = 129; // a joint's parent orientation, from the segments (4)
 
 /** Saves the arm (orientations of upper arm and forearm, elbow, wrist), or puts the saved one back. */
 export function keepArm(save: boolean): void {

@@ -72,6 +72,22 @@ export function gripToModel(
   out[o + 6] = grip[g + 6];
 }
 
+/**
+ * In place: the orientation `grip[g..g+3]` (model form) for a hand whose frame is a reflection (below an odd
+ * number of mirrors inside the skeleton): the behavior meets such a hand's world rotation as Babylon
+ * decomposes its frame, a half turn about Y from the rotation the solver holds (see `nodeRotationToModel`).
+ */
+export function turnGripOver(grip: Float64Array, g: number): void {
+  const x = grip[g],
+    y = grip[g + 1],
+    z = grip[g + 2],
+    w = grip[g + 3];
+  grip[g] = -z;
+  grip[g + 1] = w;
+  grip[g + 2] = x;
+  grip[g + 3] = -y;
+}
+
 /** out = the hand's pose holding grip `grip[g..]` (model form) of the object at `pose[p..]`. */
 export function handOnGrip(
   out: Float64Array,

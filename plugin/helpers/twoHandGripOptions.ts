@@ -128,8 +128,15 @@ export function readHandle(value: unknown, side: "left" | "right", out: Float64A
   for (let i = 0; i < 4; i++) out[o + 3 + i] = parts[i] / len;
 }
 
-/** The arm joints of a side: parent of the upper arm, upper arm, forearm, hand; or the error naming the role. */
-export function armJoints(ik: FabrikBehavior, side: "left" | "right"): [number, number, number, number] {
+/**
+ * The arm joints of a side: parent of the upper arm, upper arm, forearm, hand, and the forearm's and the
+ * hand's parents (the upper arm and the forearm, or the rigid segments between: Rigify's `.001` bones); or
+ * the error naming the role.
+ */
+export function armJoints(
+  ik: FabrikBehavior,
+  side: "left" | "right",
+): [number, number, number, number, number, number] {
   const roles = ik.roles;
   const names = [`${side}UpperArm`, `${side}LowerArm`, `${side}Hand`] as const;
   const joints = names.map((name) => roles[name]);
@@ -143,12 +150,16 @@ export function armJoints(ik: FabrikBehavior, side: "left" | "right"): [number, 
   }
   const [upper, lower, hand] = joints as number[];
   const parents = ik.rig!.parents;
-  if (parents[hand] !== lower || parents[lower] !== upper) {
+  const below = (top: number, j: number) => {
+    for (let k = parents[j]; k >= 0; k = parents[k]) if (k === top) return true;
+    return false;
+  };
+  if (!below(lower, hand) || !below(upper, lower)) {
     throw new FabrikError(
       `${WHO}: the ${side} arm is not upper arm → forearm → hand in the skeleton`,
       undefined,
       `${side}Hand`,
     );
   }
-  return [parents[upper], upper, lower, hand];
+  return [parents[upper], upper, lower, hand, parents[lower], parents[hand]];
 }

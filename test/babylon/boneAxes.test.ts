@@ -1,12 +1,13 @@
 import { FreeCamera } from "@babylonjs/core/Cameras/freeCamera.js";
 import { Quaternion, Vector3 } from "@babylonjs/core/Maths/math.vector.js";
-import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { Scene } from "@babylonjs/core/scene.js";
 import { describe, expect, it } from "vitest";
 import { FabrikBehavior } from "../../plugin/babylon/fabrikBehavior.js";
 import { FootPlacement } from "../../plugin/helpers/footPlacement.js";
 import { LookAt } from "../../plugin/helpers/lookAt.js";
 import { TrackedBody } from "../../plugin/helpers/trackedBody.js";
+import { TwoHandGrip } from "../../plugin/helpers/twoHandGrip.js";
+import { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { createStep } from "../helpers/helperHarness.js";
 import { rigifyJoints } from "../rig/rigifyLayout.js";
 import { buildJointCharacter, preciseEngine } from "./codeCharacters.js";
@@ -78,7 +79,7 @@ const CONVENTIONS: [string, Frames, Scales][] = [
   ["random frames and those mirrors", seeded(3), mirrors],
 ];
 
-type Scenario = "reach" | "look" | "tracked";
+type Scenario = "reach" | "look" | "tracked" | "grip";
 
 /**
  * 40 frames of one scenario, every joint's world position after each: "reach" (hands and head targets, and
@@ -105,6 +106,28 @@ function solve(frames: Frames, scales: Scales, scenario: Scenario, negated = fal
     ik.setTarget("head", new Vector3(0.03, 1.6, 0.06));
   }
   if (scenario !== "tracked") helpers.push(new FootPlacement(ik, { autoUpdate: false }));
+  if (scenario === "grip") {
+    // A box carried before the chest in both hands (Rigify's arms carry `.001` segments), each held as the hand
+    // is turned at rest: a handle's rotation is in the hand's own frame, which each convention lays its way.
+    const restHand = (name: string) => {
+      const node = nodes.get(name)!;
+      node.computeWorldMatrix(true);
+      return node.absoluteRotationQuaternion.clone();
+    };
+    const box = new TransformNode("box", scene);
+    box.rotationQuaternion = Quaternion.Identity();
+    box.position.set(0, 1.05, 0.3);
+    const carry = new TransformNode("carry", scene);
+    carry.rotationQuaternion = Quaternion.RotationYawPitchRoll(0.2, 0.1, 0);
+    carry.position.set(0.05, 1.1, 0.32);
+    const grip = new TwoHandGrip(ik, {
+      object: box,
+      left: { position: new Vector3(0.18, 0, 0), rotation: restHand("DEF-hand.L") },
+      right: { position: new Vector3(-0.18, 0, 0), rotation: restHand("DEF-hand.R") },
+      target: carry,
+    });
+    helpers.push({ dispose: () => grip.dispose(), update: () => {} });
+  }
   if (scenario === "look") {
     const look = new LookAt(ik, { autoUpdate: false });
     look.target = new Vector3(0.6, 1.8, 1);
@@ -165,13 +188,22 @@ describe("the answer does not depend on the bones' local axes, or on mirrors ins
     const bone = last[head].subtract(last[neck]).normalize();
     expect(Math.acos(bone.y)).toBeGreaterThan((2 * Math.PI) / 180);
   });
+  it("the model-axes rig itself carries the box: each hand on its handle at the target", () => {
+    const names = rigifyJoints().map(([name]) => name);
+    const last = reference("grip")[reference("grip").length - 1];
+    const carry = Quaternion.RotationYawPitchRoll(0.2, 0.1, 0);
+    const handle = (x: number) =>
+      new Vector3(x, 0, 0).applyRotationQuaternion(carry).add(new Vector3(0.05, 1.1, 0.32));
+    expect(Vector3.Distance(last[names.indexOf("DEF-hand.L")], handle(0.18))).toBeLessThan(0.005);
+    expect(Vector3.Distance(last[names.indexOf("DEF-hand.R")], handle(-0.18))).toBeLessThan(0.005);
+  });
   it.each(["look", "tracked"] as const)("the model-axes rig itself moves in %s", (scenario) => {
     const frames = reference(scenario);
     const rest = rigifyJoints().map(([, , p]) => new Vector3(...p));
     const moved = Math.max(...frames[frames.length - 1].map((p, j) => Vector3.Distance(p, rest[j])));
     expect(moved).toBeGreaterThan(0.02);
   });
-  const cases = (["reach", "look"] as const).flatMap((scenario) => [
+  const cases = (["reach", "look", "grip"] as const).flatMap((scenario) => [
     ...CONVENTIONS.map(([name, frames, scales]) => [scenario, name, frames, scales, false] as const),
     [scenario, "every quaternion negated", () => Quaternion.Identity(), unscaled, true] as const,
     [scenario, "random frames, mirrors, every quaternion negated", seeded(4), mirrors, true] as const,
