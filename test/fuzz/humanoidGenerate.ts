@@ -21,6 +21,8 @@ interface Scheme {
   /** Extra bones a tool's export keeps: a twist bone beside a limb part, an IK control under the root. */
   readonly twist?: (part: "upperArm" | "upperLeg", side: Side) => string;
   readonly ik?: (side: Side) => string;
+  /** Each limb part split in two, the second half a segment named `…001` (Blender's Rigify). */
+  readonly segmented?: boolean;
 }
 
 type LimbPart = "shoulder" | "upperArm" | "lowerArm" | "hand" | "upperLeg" | "lowerLeg" | "foot" | "toes";
@@ -67,7 +69,27 @@ const BIPED: Record<LimbPart, string> = {
   toes: "Toe0",
 };
 
+const RIGIFY: Record<LimbPart, string> = {
+  shoulder: "DEF-shoulder",
+  upperArm: "DEF-upper_arm",
+  lowerArm: "DEF-forearm",
+  hand: "DEF-hand",
+  upperLeg: "DEF-thigh",
+  lowerLeg: "DEF-shin",
+  foot: "DEF-foot",
+  toes: "DEF-toe",
+};
+
 const SCHEMES: readonly Scheme[] = [
+  {
+    name: "Rigify",
+    hips: "DEF-spine",
+    spine: ["DEF-spine.001", "DEF-spine.002", "DEF-spine.003"],
+    neck: "DEF-spine.004",
+    head: "DEF-spine.006",
+    limb: (part, side) => `${RIGIFY[part]}.${side === "left" ? "L" : "R"}`,
+    segmented: true,
+  },
   {
     name: "Mixamo",
     hips: "mixamorig:Hips",
@@ -204,10 +226,18 @@ export function generateHumanoid(rand: Rand): GeneratedHumanoid {
       chestY - d * Math.sin(a),
       d > 0 && d <= upperArm ? -elbowBack * (d / upperArm) : d > upperArm ? -elbowBack : 0,
     ];
+    // A segmented part's second half hangs from its first, and carries the next part.
+    const half = (part: LimbPart, at: V): string => {
+      if (!scheme.segmented) return limb(part);
+      add(`${limb(part)}.001`, limb(part), at);
+      return `${limb(part)}.001`;
+    };
     add(limb("upperArm"), limb("shoulder"), along(0), `${S}UpperArm`);
     if (twists) add(scheme.twist!("upperArm", side), limb("upperArm"), along(0.5 * upperArm));
-    add(limb("lowerArm"), limb("upperArm"), along(upperArm), `${S}LowerArm`);
-    add(limb("hand"), limb("lowerArm"), along(upperArm + lowerArm), `${S}Hand`);
+    const elbowFrom = half("upperArm", along(0.5 * upperArm));
+    add(limb("lowerArm"), elbowFrom, along(upperArm), `${S}LowerArm`);
+    const wristFrom = half("lowerArm", along(upperArm + 0.5 * lowerArm));
+    add(limb("hand"), wristFrom, along(upperArm + lowerArm), `${S}Hand`);
     if (chance(rand, 0.5))
       ends.push([`${limb("hand")}_end`, limb("hand"), along(upperArm + lowerArm + hand)]);
     for (let f = 0; f < fingers; f++) {
@@ -221,8 +251,12 @@ export function generateHumanoid(rand: Rand): GeneratedHumanoid {
     }
     add(limb("upperLeg"), scheme.hips, [s * legX, hipsY - 0.04 * height, 0], `${S}UpperLeg`);
     if (twists) add(scheme.twist!("upperLeg", side), limb("upperLeg"), [s * legX, 0.5 * (hipsY + kneeY), 0]);
-    add(limb("lowerLeg"), limb("upperLeg"), [s * legX, kneeY, 0.005 * height + kneeAhead], `${S}LowerLeg`);
-    add(limb("foot"), footControls ? root : limb("lowerLeg"), [s * legX, ankleY, 0], `${S}Foot`);
+    const kneeFrom = half("upperLeg", [s * legX, 0.5 * (hipsY - 0.04 * height + kneeY), 0.5 * kneeAhead]);
+    add(limb("lowerLeg"), kneeFrom, [s * legX, kneeY, 0.005 * height + kneeAhead], `${S}LowerLeg`);
+    const ankleFrom = footControls
+      ? limb("lowerLeg")
+      : half("lowerLeg", [s * legX, 0.5 * (kneeY + ankleY), 0.5 * kneeAhead]);
+    add(limb("foot"), footControls ? root : ankleFrom, [s * legX, ankleY, 0], `${S}Foot`);
     add(limb("toes"), limb("foot"), [s * (legX + toeOut), 0.012 * height, 0.08 * height], `${S}Toes`);
     if (root !== null && scheme.ik !== undefined && chance(rand, 0.5))
       add(scheme.ik(side), root, [s * legX, ankleY, 0]);
