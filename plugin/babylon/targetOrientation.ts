@@ -55,7 +55,7 @@ export function nodeRotationToModel(
     rows[3 * r + 2] = m[4 * r + 2];
   }
   // The node's own frame, as Babylon decomposes it: a reflection goes into the Y axis.
-  if (determinant(rows) < 0) negateRow(rows, 1);
+  if (isReflection(rows)) negateRow(rows, 1);
   return rowsToModel(worldToModel, modelMirrored, jointFlipped, out, o);
 }
 
@@ -121,11 +121,16 @@ function rowsToModel(
   return true;
 }
 
-function determinant(r: Float64Array): number {
+/**
+ * Whether the 3×3 rows are a reflection. A boolean, not the determinant: a double returned from a call V8
+ * does not inline is boxed, an allocation per target a frame (32 B on RobotExpressive's two feet).
+ */
+function isReflection(r: Float64Array): boolean {
   return (
     r[0] * (r[4] * r[8] - r[5] * r[7]) -
-    r[1] * (r[3] * r[8] - r[5] * r[6]) +
-    r[2] * (r[3] * r[7] - r[4] * r[6])
+      r[1] * (r[3] * r[8] - r[5] * r[6]) +
+      r[2] * (r[3] * r[7] - r[4] * r[6]) <
+    0
   );
 }
 
