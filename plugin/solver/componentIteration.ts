@@ -48,9 +48,12 @@ const ARC_CRAWL_AFTER = 3;
 /** Damped steps in one round taken where the passes stall (each counts as an iteration). */
 const DAMPED_ROUND_STEPS = 30;
 /**
- * A round's steps when the caller's last solve ended short (SolveSettings.fellShort). Its gain is judged as
- * a whole round's (a round's first steps gain the most): one that would not reach the tolerance even so is
- * creeping along the limits. Rounds that gain enough go on, short, between the passes.
+ * A round's steps when the caller's last solve ended short (SolveSettings.fellShort), and in every round of a
+ * start after its first. Its gain is judged as a whole round's (a round's first steps gain the most): one
+ * that would not reach the tolerance even so is creeping along the limits. Rounds that gain enough go on,
+ * short, between the passes. The first round of a start makes the large moves; a later one starts where the
+ * passes left the first one's end, and taking it whole crept along the limits (on the robot's fall, 30
+ * steps for 5 % of the error).
  */
 const SHORT_ROUND_STEPS = 2;
 
@@ -131,6 +134,8 @@ export function iterateComponent(
   // continuum sections: the steps turn joints one by one.
   const dampable = branched && !damped && !stretches(plan, c) && !continuum;
   let bestAtDamped = Infinity;
+  // Rounds of damped steps taken since the start (or the last restart).
+  let rounds = 0;
   // Set when a round of damped steps gained too little to reach the tolerance in the budget left: no more
   // rounds, and restarts are judged as out of reach (one only confirms the best pose). Tracking, not even
   // that one: the input is last frame's answer, whose configuration the best pose carries on, and a start
@@ -235,7 +240,7 @@ export function iterateComponent(
         positions,
         orientations,
         targets,
-        Math.min(short ? SHORT_ROUND_STEPS : DAMPED_ROUND_STEPS, remaining),
+        Math.min(short || rounds++ > 0 ? SHORT_ROUND_STEPS : DAMPED_ROUND_STEPS, remaining),
         false,
       );
       measureResiduals(plan, firstEffector, lastEffector, positions, targets);
@@ -315,6 +320,7 @@ export function iterateComponent(
       bestAtRestart = best;
       restartComponent(plan, c, positions, orientations, restarts);
       bestAtDamped = Infinity;
+      rounds = 0;
       attempts = 0;
       bestAtLastEscape = Infinity;
       previous = Infinity;
