@@ -2,6 +2,7 @@ import { Logger } from "@babylonjs/core/Misc/logger.js";
 import { solvePlan } from "../solver/fabrik.js";
 import type { SolveReport } from "../solver/plan.js";
 import type { CompiledTargets } from "./compiledTargets.js";
+import { DrawnWatch } from "./drawnWatch.js";
 import type { FabrikFrameOf, FabrikPassOf, FabrikSolvedEventOf } from "./fabrikFrame.js";
 import { FramePose } from "./framePose.js";
 import { GLOBAL_WEIGHT_SLOT } from "./rotationBlend.js";
@@ -11,6 +12,8 @@ import { WATCHED_PRESOLVE, WATCHED_SOLVED } from "./watchedObservable.js";
 /** What the pipeline needs of its behavior. */
 export interface PipelineOwner {
   readonly enabled: boolean;
+  /** Frames after one in which Babylon drew none of the character's meshes are skipped (see DrawnWatch). */
+  readonly skipWhenHidden: boolean;
   /** Which of the two observables below ever had an observer (WATCHED_* bits): the others are skipped. */
   readonly _watched: number;
   readonly continuity: boolean;
@@ -52,13 +55,15 @@ export class CharacterPipeline {
   private _disposed = false;
   /** The last solve fell short of its targets (FELL_SHORT; SolveSettings.fellShort with settleOutOfReach). */
   private _short = false;
+  /** While the owner skips hidden frames: whether the character was drawn since the last frame. */
+  private _drawn: DrawnWatch | null = null;
   private readonly _event: { behavior: object; report: SolveReport; written: number };
 
   constructor(
     private readonly _owner: PipelineOwner,
-    rig: SkeletonRig,
+    private readonly _rig: SkeletonRig,
   ) {
-    this.pose = new FramePose(_owner, rig);
+    this.pose = new FramePose(_owner, _rig);
     this._event = { behavior: _owner, report: null as unknown as SolveReport, written: 0 };
   }
 
@@ -103,6 +108,8 @@ export class CharacterPipeline {
   /** Puts the animated pose back and stops for good. */
   dispose(): void {
     this.pose.restore();
+    this._drawn?.dispose();
+    this._drawn = null;
     this._disposed = true;
   }
 
@@ -133,7 +140,13 @@ export class CharacterPipeline {
     const owner = this._owner;
     if (this._inFrame) return;
     const passes = this._passes;
-    if (!owner.enabled || (passes.length === 0 && (this._targets === null || !(owner.weight > 0)))) {
+    if (owner.skipWhenHidden !== (this._drawn !== null)) this._watchDrawing(owner.skipWhenHidden);
+    const hidden = this._drawn !== null && !this._drawn.takeDrawn();
+    if (
+      !owner.enabled ||
+      hidden ||
+      (passes.length === 0 && (this._targets === null || !(owner.weight > 0)))
+    ) {
       // Nothing written this frame: the next starts from its animation.
       this._targets?.blend.continuity.reset();
       return;
@@ -148,6 +161,12 @@ export class CharacterPipeline {
     } finally {
       this._inFrame = false;
     }
+  }
+
+  /** Starts or stops watching whether the character is drawn (the watch's observers live on its meshes). */
+  private _watchDrawing(on: boolean): void {
+    this._drawn?.dispose();
+    this._drawn = on && !this._disposed ? new DrawnWatch(this._rig) : null;
   }
 
   /**

@@ -71,6 +71,8 @@ export class FabrikBehavior implements Behavior<TransformNode> {
   readonly onSolvedObservable: Observable<FabrikSolvedEvent> = new WatchedObservable(this, WATCHED_SOLVED);
   /** When false, nothing is read or written (the passes wait too): the animated pose is left as it is. */
   enabled = true;
+  /** True: a frame after one in which Babylon drew none of the character's meshes is skipped, as when disabled. */
+  skipWhenHidden = false;
   /** @internal */ _watched = 0;
   /**
    * Each frame's solve starts from the last frame's written pose carried on this frame's animation, so a
@@ -249,8 +251,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
 
   /** Whether `joint` has a target. */
   hasTarget(joint: FabrikJoint): boolean {
-    const entries = this._character?.entries;
-    return entries !== undefined && entryOf(entries, this.jointIndex(joint)) >= 0;
+    return entryOf(this._character?.entries ?? [], this.jointIndex(joint)) >= 0;
   }
 
   /**
@@ -325,8 +326,7 @@ export class FabrikBehavior implements Behavior<TransformNode> {
   getLimit(joint: FabrikJoint): JointLimitSpec | undefined {
     const who = `FabrikIK getLimit(${labelOf(joint)})`;
     const character = this._attached(who);
-    const spec = character.limits.specs[resolveJoint(character, joint, who)];
-    return spec === undefined ? undefined : structuredClone(spec);
+    return structuredClone(character.limits.specs[resolveJoint(character, joint, who)]);
   }
 
   /**

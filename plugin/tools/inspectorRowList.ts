@@ -25,6 +25,7 @@ export function inspectorRowList(
   const rows: IInspectable[] = [
     { label: "FABRIK IK", propertyName: `${p}Summary`, type: InspectableType.Tab },
     { label: "Enabled", propertyName: `${p}Enabled`, type: InspectableType.Checkbox },
+    { label: "Skip when hidden", propertyName: `${p}SkipWhenHidden`, type: InspectableType.Checkbox },
     {
       label: "Weight",
       propertyName: `${p}Weight`,

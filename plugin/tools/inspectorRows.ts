@@ -151,6 +151,13 @@ export class InspectorRows {
       },
     );
     this._define(
+      "SkipWhenHidden",
+      () => ik.skipWhenHidden,
+      (v) => {
+        ik.skipWhenHidden = v === true;
+      },
+    );
+    this._define(
       "Weight",
       () => ik.weight,
       (v) => {

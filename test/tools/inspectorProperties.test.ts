@@ -75,6 +75,7 @@ describe.skipIf(!mannequin.present)("Inspector properties (mannequin)", () => {
     const expected: [string, InspectableType][] = [
       ["fabrikSummary", InspectableType.Tab],
       ["fabrikEnabled", InspectableType.Checkbox],
+      ["fabrikSkipWhenHidden", InspectableType.Checkbox],
       ["fabrikWeight", InspectableType.Slider],
       ["fabrikMaxIterations", InspectableType.Slider],
       ["fabrikTolerance", InspectableType.Slider],
@@ -155,6 +156,10 @@ describe.skipIf(!mannequin.present)("Inspector properties (mannequin)", () => {
     root.fabrikEnabled = false;
     expect(ik.enabled).toBe(false);
     root.fabrikEnabled = true;
+    root.fabrikSkipWhenHidden = true;
+    expect(ik.skipWhenHidden).toBe(true);
+    root.fabrikSkipWhenHidden = false;
+    expect(ik.skipWhenHidden).toBe(false);
 
     root.fabrikTolerance = 0;
     ik.setTarget("leftHand", new Vector3(5, 5, 5)); // out of reach: iterations run to the cap
