@@ -35,10 +35,10 @@ const installed = new WeakMap<FabrikBehavior, FabrikInspector>();
 
 /**
  * Shows a behavior's settings in the Babylon Inspector (v2, 9.x): opt-in, nothing is added until this is
- * called. The rows (enabled, weight, iterations, tolerance, the last solve, the debug view, each target's
- * position, weight and chain length, and the selected joint's limits in degrees) appear in the "Custom"
- * section of the node the behavior is attached to, of each skinned mesh of its rig, and of the behavior
- * itself when it is listed as an Inspector `additionalNodes` entry.
+ * called. The rows (enabled, skip when hidden, weight, iterations, tolerance, the last solve, the debug
+ * view, each target's position, weight and chain length, and the selected joint's limits in degrees) appear
+ * in the "Custom" section of the node the behavior is attached to, of each skinned mesh of its rig, and of
+ * the behavior itself when it is listed as an Inspector `additionalNodes` entry.
  *
  * ```ts
  * const ik = new FabrikBehavior();
