@@ -113,6 +113,13 @@ describe("skipWhenHidden", () => {
     expect(render(3, solves)).toBe(3);
   });
 
+  it("a mesh Babylon never culls (alwaysSelectAsActiveMesh) is drawn out of view too: never skipped", () => {
+    const { solves } = reaching(true);
+    for (const m of skinned()) m.alwaysSelectAsActiveMesh = true;
+    camera.rotation.y = Math.PI;
+    expect(render(4, solves)).toBe(4);
+  });
+
   it("adds one observer per drawn mesh while on, and takes them away when turned off or detached", () => {
     const before = watchers();
     const { ik, solves } = reaching(true);
