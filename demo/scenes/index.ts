@@ -1,3 +1,4 @@
+import { crowdScene } from "./crowd.js";
 import { droppedScene } from "./dropped.js";
 import { gripScene } from "./grip.js";
 import { creatureScene } from "./creature.js";
@@ -20,6 +21,7 @@ export const SCENES: readonly SceneDefinition[] = [
   trackedScene,
   creatureScene,
   tentaclesScene,
+  crowdScene,
   solverScene,
   robotArmScene,
   stewartPlatformScene,

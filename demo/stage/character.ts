@@ -64,6 +64,11 @@ export interface CharacterOptions {
   readonly play?: string | null;
   /** Several characters from one container are clones; the only one may simply be added. */
   readonly clone?: boolean;
+  /**
+   * Let Babylon cull the skin by its bind-pose bounds (a character standing in place); by default it is
+   * drawn in every frame, as an animated or IK-moved limb can leave those bounds.
+   */
+  readonly cullable?: boolean;
 }
 
 /** Puts a container's content in the scene under a holder node and attaches FabrikBehavior to it. */
@@ -100,7 +105,7 @@ export function addCharacter(stage: Stage, container: AssetContainer, options: C
   for (const mesh of skinned) {
     // Bind-pose bounds do not cover a limb IK has moved: never cull the skin (its skeleton updates only
     // when it is drawn).
-    mesh.alwaysSelectAsActiveMesh = true;
+    mesh.alwaysSelectAsActiveMesh = options.cullable !== true;
   }
   for (const mesh of meshes) {
     mesh.isPickable = false;

@@ -329,6 +329,25 @@ describe.skipIf(chromiumPath === "")("the demo in Chromium", () => {
     expect((await demo.hook((h) => h.metrics())).continuumSections).toBe(3);
   });
 
+  it("solves only the part of the crowd the camera draws (skipWhenHidden), and all of it with the switch off", async () => {
+    expect(await demo.hook((h) => h.setScene("crowd"))).toBe(true);
+    await demo.hook((h) => h.frames(3));
+    await expectRendered(demo);
+    // The camera stands inside the ring looking across it: the mannequins behind it are not drawn.
+    const seen = await demo.hook((h) => h.metrics());
+    expect(seen.characters).toBe(16);
+    expect(seen.solved, "characters solved a frame").toBeGreaterThan(0);
+    expect(seen.solved, "characters solved a frame").toBeLessThan(16);
+    await demo.screenshot("crowd");
+    await demo.page.click("#toggle-skip-hidden");
+    await demo.hook((h) => h.frames(2));
+    expect((await demo.hook((h) => h.metrics())).solved, "every character, the switch off").toBe(16);
+    await demo.page.click("#toggle-skip-hidden");
+    await demo.hook((h) => h.frames(3));
+    expect((await demo.hook((h) => h.metrics())).solved).toBe(seen.solved);
+    expect(demo.errors).toEqual([]);
+  });
+
   it("shows the solver-only scene", async () => {
     expect(await demo.hook((h) => h.setScene("solver"))).toBe(true);
     await demo.hook((h) => h.frames(2));
