@@ -6,7 +6,7 @@ import { FabrikBehavior, type FabrikStage } from "../../plugin/babylon/fabrikBeh
 import { findSkinnedMeshes } from "../../plugin/babylon/skeletonGroups.js";
 import { FabrikError } from "../../plugin/solver/errors.js";
 import { OWN_CHARACTERS, loadCharacter, type Loaded } from "./characters.js";
-import { attach, captureLocals, playFirstAnimation } from "./fabrikHarness.js";
+import { attach, captureLocals, leastBytesPerCall, playFirstAnimation } from "./fabrikHarness.js";
 
 const mannequin = OWN_CHARACTERS.find((c) => c.folder === "mannequin")!;
 
@@ -279,7 +279,6 @@ describe.skipIf(!mannequin.present)("FabrikBehavior lifecycle (mannequin)", () =
   });
 
   it("allocates nothing per frame in steady state", () => {
-    const gc = (globalThis as { gc?: () => void }).gc;
     // Free joints keep the frames short (the solver's limit passes allocate nothing either; that is the
     // solver's own test), so enough frames run for V8 to settle.
     const ik = attach(loaded, { limits: "none" });
@@ -299,15 +298,7 @@ describe.skipIf(!mannequin.present)("FabrikBehavior lifecycle (mannequin)", () =
     const start = performance.now();
     for (let i = 0; i < 100_000; i++) frame();
     const microseconds = ((performance.now() - start) / 100_000) * 1000;
-    // The least of several runs (a collection during a run only lowers it); one allocation of the
-    // behavior's own per frame would cost at least 16 bytes per frame.
-    let best = Infinity;
-    for (let run = 0; run < 8 && best > 0.1; run++) {
-      gc?.();
-      const before = process.memoryUsage().heapUsed;
-      for (let i = 0; i < 10_000; i++) frame();
-      best = Math.min(best, (process.memoryUsage().heapUsed - before) / 10_000);
-    }
+    const best = leastBytesPerCall(frame);
     console.log(
       `[fabrik tests] mannequin, 3 targets: ${microseconds.toFixed(1)} µs and ${best.toFixed(3)} bytes per frame`,
     );

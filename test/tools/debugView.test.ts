@@ -7,7 +7,12 @@ import { FABRIK_DEBUG_COLORS, FabrikDebugView } from "../../plugin/tools/index.j
 import { FabrikBehavior } from "../../plugin/babylon/fabrikBehavior.js";
 import { FabrikError } from "../../plugin/solver/errors.js";
 import { OWN_CHARACTERS, loadCharacter, type Loaded } from "../babylon/characters.js";
-import { attach, babylonWorldPositions, playFirstAnimation } from "../babylon/fabrikHarness.js";
+import {
+  attach,
+  babylonWorldPositions,
+  leastBytesPerCall,
+  playFirstAnimation,
+} from "../babylon/fabrikHarness.js";
 
 const mannequin = OWN_CHARACTERS.find((c) => c.folder === "mannequin")!;
 
@@ -327,7 +332,6 @@ describe.skipIf(!mannequin.present)("FabrikDebugView (mannequin)", () => {
   });
 
   it("allocates nothing per frame in steady state", () => {
-    const gc = (globalThis as { gc?: () => void }).gc;
     const ik = attach(loaded);
     ik.setTarget("leftHand", new Vector3(0.4, 1.3, 0.3));
     ik.setTarget("rightFoot", new Vector3(-0.2, 0.3, 0.3));
@@ -350,13 +354,7 @@ describe.skipIf(!mannequin.present)("FabrikDebugView (mannequin)", () => {
     const start = performance.now();
     for (let i = 0; i < 20_000; i++) draw();
     const microseconds = ((performance.now() - start) / 20_000) * 1000;
-    let best = Infinity;
-    for (let run = 0; run < 8 && best > 0.1; run++) {
-      gc?.();
-      const before = process.memoryUsage().heapUsed;
-      for (let i = 0; i < 10_000; i++) draw();
-      best = Math.min(best, (process.memoryUsage().heapUsed - before) / 10_000);
-    }
+    const best = leastBytesPerCall(draw);
     console.log(
       `[fabrik tests] debug view, ${view.lineCount} lines: ${microseconds.toFixed(1)} µs and ${best.toFixed(3)} bytes per frame`,
     );
