@@ -12,7 +12,7 @@ import type { SkeletonRig } from "./skeletonRig.js";
  */
 export class DrawnWatch {
   private _drawn = true;
-  private readonly _watched: { observer: Observer<Mesh> }[] = [];
+  private readonly _observers: Observer<Mesh>[] = [];
   private readonly _mark = (): void => {
     this._drawn = true;
   };
@@ -25,20 +25,20 @@ export class DrawnWatch {
       if (!(mesh.getTotalVertices() > 0)) continue;
       // Skinned meshes are Meshes; an InstancedMesh (a rigid part drawn as an instance) has no such observable.
       const observable = (mesh as unknown as Partial<Mesh>).onBeforeRenderObservable;
-      if (observable !== undefined) this._watched.push({ observer: observable.add(this._mark) });
+      if (observable !== undefined) this._observers.push(observable.add(this._mark));
     }
   }
 
   /** True when a mesh was drawn since the last call (or since the watch began), or there are none to watch. */
   takeDrawn(): boolean {
-    const drawn = this._drawn || this._watched.length === 0;
+    const drawn = this._drawn || this._observers.length === 0;
     this._drawn = false;
     return drawn;
   }
 
   /** Removes the observers from the meshes. Idempotent. */
   dispose(): void {
-    for (const w of this._watched) w.observer.remove();
-    this._watched.length = 0;
+    for (const observer of this._observers) observer.remove();
+    this._observers.length = 0;
   }
 }
