@@ -1,7 +1,7 @@
 import { Vector3 } from "@babylonjs/core/Maths/math.vector.js";
 import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import { Logger } from "@babylonjs/core/Misc/logger.js";
-import type { FabrikBehavior, FabrikTargetOptions } from "../babylon/index.js";
+import { vectorFromArray, type FabrikBehavior, type FabrikTargetOptions } from "../babylon/index.js";
 import { FabrikError } from "../solver/index.js";
 import type { ResolvedLeg } from "./footLegs.js";
 import { GOAL_SURFACE, GROUND, LEG_SLOTS, SURFACE, TARGET, TILT, WEIGHT } from "./footSlots.js";
@@ -108,9 +108,9 @@ export class LegState implements FootPlacementLegInfo {
     return this.s[GROUND];
   }
   get normal(): Vector3 {
-    return this._normal.set(this.s[TILT], this.s[TILT + 1], this.s[TILT + 2]);
+    return vectorFromArray(this._normal, this.s, TILT);
   }
   get targetPosition(): Vector3 {
-    return this._target.set(this.s[TARGET], this.s[TARGET + 1], this.s[TARGET + 2]);
+    return vectorFromArray(this._target, this.s, TARGET);
   }
 }

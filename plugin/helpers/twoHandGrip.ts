@@ -2,7 +2,9 @@ import { Quaternion } from "@babylonjs/core/Maths/math.vector.js";
 import type { TransformNode } from "@babylonjs/core/Meshes/transformNode.js";
 import {
   nodeRotationToModel,
+  quaternionFromArray,
   TargetBinding,
+  vectorFromArray,
   type FabrikBehavior,
   type FabrikFrame,
   type FabrikPass,
@@ -244,8 +246,9 @@ export class TwoHandGrip {
       const h = HANDLE + side * POSE;
       handOnGrip(v, h, v, OBJECT, v, MODEL_GRIP + side * POSE);
       const node = this.handleTargets[side];
-      node.position.set(v[h], v[h + 1], v[h + 2]);
-      node.rotationQuaternion!.set(v[h + 3], v[h + 4], v[h + 5], v[h + 6]);
+      // From the array, not through set(…): doubles handed to a call V8 does not inline are boxed.
+      vectorFromArray(node.position, v, h);
+      quaternionFromArray(node.rotationQuaternion!, v, h + 3);
     }
   }
 
@@ -286,8 +289,8 @@ export class TwoHandGrip {
     transformPoint(v, WORLD, m2w, v, OBJECT);
     modelRotationToWorld(v, WORLD + 3, v, OBJECT + 3, m2w, isMirrored(m2w));
     const object = this.object;
-    object.position.set(v[WORLD], v[WORLD + 1], v[WORLD + 2]);
-    object.rotationQuaternion!.set(v[WORLD + 3], v[WORLD + 4], v[WORLD + 5], v[WORLD + 6]);
+    vectorFromArray(object.position, v, WORLD);
+    quaternionFromArray(object.rotationQuaternion!, v, WORLD + 3);
     for (let side = 0; side < 2; side++) {
       const h = HANDLE + side * POSE;
       const held = HELD + side * POSE;
