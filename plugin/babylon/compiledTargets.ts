@@ -3,10 +3,11 @@ import type { JointLimits } from "../solver/limits.js";
 import { setEffectorWeight, type SolvePlan } from "../solver/plan.js";
 import { sectionsForPlan, type ResolvedContinuumSection } from "./continuumOptions.js";
 import type { FramePose } from "./framePose.js";
-import { SLOT_BASIS, type PoseBlock } from "./poseBlock.js";
+import type { PoseBlock } from "./poseBlock.js";
 import type { FabrikModel } from "./modelCache.js";
 import type { Vector3Like } from "./poseReader.js";
 import { RotationBlend } from "./rotationBlend.js";
+import { slotIsReflection } from "./slotKinematics.js";
 import type { ShinEndTarget } from "./shinEndTarget.js";
 import type { QuaternionLike, TargetBinding, TargetSource } from "./targetBinding.js";
 import { isModelTarget, nodeRotationToModel, quaternionRotationToModel } from "./targetOrientation.js";
@@ -304,15 +305,7 @@ export class CompiledTargets {
 /** Whether joint j's model-space basis (its slot's, scale included) is a reflection: mirrors folded above it. */
 function basisFlipped(block: PoseBlock, j: number): boolean {
   const k = block.slotOf[j];
-  if (k < 0) return false;
-  const d = block.d;
-  const b = block.slot(k) + SLOT_BASIS;
-  return (
-    d[b] * (d[b + 4] * d[b + 8] - d[b + 5] * d[b + 7]) -
-      d[b + 1] * (d[b + 3] * d[b + 8] - d[b + 5] * d[b + 6]) +
-      d[b + 2] * (d[b + 3] * d[b + 7] - d[b + 4] * d[b + 6]) <
-    0
-  );
+  return k >= 0 && slotIsReflection(block, k);
 }
 
 /** out[o..o+2] = p[po..po+2] · worldToModel; false when not finite. */

@@ -42,6 +42,12 @@ export interface FabrikFrameOf<Behavior> {
    * position of its child is; false when those axes cannot be inverted. Joint -1 is model space itself.
    */
   toJointSpace(joint: number, v: Float64Array, o: number): boolean;
+  /**
+   * Whether the joint's model-space axes (scale included) are a reflection: an odd number of mirrors in the
+   * skeleton above it. Such a joint's world rotation, as Babylon decomposes its frame, is a half turn about Y
+   * from its orientation here. Joint -1 (model space) is not.
+   */
+  isReflected(joint: number): boolean;
 }
 
 /**

@@ -20,7 +20,7 @@ import { readBlock } from "./poseRead.js";
 import { commitBlock, restoreBlock } from "./poseWrite.js";
 import type { QueuedPose, RestoreQueue } from "./restoreQueue.js";
 import type { SkeletonRig } from "./skeletonRig.js";
-import { blockKinematics, toSlotSpace } from "./slotKinematics.js";
+import { blockKinematics, slotIsReflection, toSlotSpace } from "./slotKinematics.js";
 import { WorldMatrixCache } from "./worldMatrixCache.js";
 
 /**
@@ -265,6 +265,10 @@ export class FramePose implements FabrikFrameOf<object>, QueuedPose {
   toJointSpace(joint: number, v: Float64Array, o: number): boolean {
     if (joint < 0) return true;
     return toSlotSpace(this._block, this._slot(joint), v, o);
+  }
+
+  isReflected(joint: number): boolean {
+    return joint >= 0 && slotIsReflection(this._block, this._slot(joint));
   }
 
   /** The slot of `joint`; a joint the frame does not read is a mistake of the caller's. */

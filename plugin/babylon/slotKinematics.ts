@@ -136,3 +136,19 @@ export function toSlotSpace(block: PoseBlock, k: number, v: Float64Array, o: num
   v[o + 2] = (x0 * (y1 * mz - y2 * my) - y0 * (x1 * mz - x2 * my) + mx * (x1 * y2 - x2 * y1)) / det;
   return true;
 }
+
+/**
+ * Whether slot `k`'s joint has a model-space basis (scale included) that is a reflection: an odd number of
+ * mirrors in the skeleton above it, folded into its rotation by the read (scaleFold.ts). A boolean, not the
+ * determinant: a double returned from a call V8 does not inline is boxed.
+ */
+export function slotIsReflection(block: PoseBlock, k: number): boolean {
+  const d = block.d;
+  const b = block.slot(k) + SLOT_BASIS;
+  return (
+    d[b] * (d[b + 4] * d[b + 8] - d[b + 5] * d[b + 7]) -
+      d[b + 1] * (d[b + 3] * d[b + 8] - d[b + 5] * d[b + 6]) +
+      d[b + 2] * (d[b + 3] * d[b + 7] - d[b + 4] * d[b + 6]) <
+    0
+  );
+}

@@ -8,7 +8,6 @@ import {
   type FabrikBehavior,
   type FabrikFrame,
   type FabrikPass,
-  type SkeletonRig,
 } from "../babylon/index.js";
 import { transformPoint } from "../rig/index.js";
 import { attachedRig } from "./attached.js";
@@ -109,7 +108,6 @@ export class TwoHandGrip {
   private readonly _v = new Float64Array(SLOTS);
   private readonly _place = new Float64Array(PLACE_SLOTS);
   private readonly _arms: readonly [ArmGrip, ArmGrip];
-  private readonly _rig: SkeletonRig;
   private readonly _pass: FabrikPass;
   private _binding: TargetBinding | null = null;
   private _leftWeight: number;
@@ -121,7 +119,7 @@ export class TwoHandGrip {
     readonly behavior: FabrikBehavior,
     options: TwoHandGripOptions,
   ) {
-    this._rig = attachedRig(behavior, "TwoHandGrip");
+    attachedRig(behavior, "TwoHandGrip");
     checkGripOptionNames(options);
     const arms = [armJoints(behavior, "left"), armJoints(behavior, "right")];
     this.object = checkObject(options.object);
@@ -218,7 +216,7 @@ export class TwoHandGrip {
     gripToModel(v, MODEL_GRIP, v, GRIP, v, SCALE, v, UNIT, mirrored);
     gripToModel(v, MODEL_GRIP + POSE, v, GRIP + POSE, v, SCALE, v, UNIT, mirrored);
     for (let side = 0; side < 2; side++)
-      if (reflected(this._rig, this._arms[side].hand)) turnGripOver(v, MODEL_GRIP + side * POSE + 3);
+      if (frame.isReflected(this._arms[side].hand)) turnGripOver(v, MODEL_GRIP + side * POSE + 3);
     const wl = this._leftWeight,
       wr = this._rightWeight;
     v[SHARE] = wl + wr > 0 ? wr / (wl + wr) : 0.5;
@@ -316,18 +314,4 @@ function readHand(frame: FabrikFrame, hand: number, out: Float64Array, o: number
 /** Adds the distance between points `v[a..]` and `v[b..]` to `out[o]` (no double crosses the call). */
 function addDistance(v: Float64Array, a: number, b: number, out: Float64Array, o: number): void {
   out[o] += Math.sqrt((v[a] - v[b]) ** 2 + (v[a + 1] - v[b + 1]) ** 2 + (v[a + 2] - v[b + 2]) ** 2);
-}
-
-/**
- * Whether joint j's frame is a reflection: an odd number of the joints from it up to its root carry a scale
- * whose signs multiply to a negative (a mirror; scaleFold.ts folds it into a uniform -1).
- */
-function reflected(rig: SkeletonRig, j: number): boolean {
-  let negative = false;
-  for (let k = j; k >= 0; k = rig.parents[k]) {
-    const node = rig.nodes[k];
-    const s = (node ?? rig.bones[k][0]).scaling;
-    if (s.x * s.y * s.z * (node?.scalingDeterminant ?? 1) < 0) negative = !negative;
-  }
-  return negative;
 }
